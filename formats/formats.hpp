@@ -1,0 +1,35 @@
+// Block decoders, one per quantized GGML type. Internal to the library (lib/quant uses it).
+//
+// Each decoder turns `nblocks` consecutive blocks at `in` into nblocks * block_size floats at
+// `out`, exactly as ggml's dequantize_row_<type> does. The caller checks lengths; decoders trust
+// them. Each family file compiles its kernels once per instruction set with Highway
+// (foreach_target) and exports a dispatching entry point.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "gguftool/types.hpp"
+
+namespace gguftool::formats {
+
+using BlockDecoder = void (*)(const uint8_t *in, size_t nblocks, float *out);
+
+struct Kernel {
+    GgmlType type;
+    BlockDecoder decode;  // dispatches to the best instruction set at call time
+};
+
+// Every family file contributes its kernels (formats/<family>.cpp).
+std::span<const Kernel> legacy_kernels();   // q4_0 q4_1 q5_0 q5_1 q8_0 q8_1
+std::span<const Kernel> kquant_kernels();   // q2_K q3_K q4_K q5_K q6_K q8_K
+std::span<const Kernel> iq_kernels();       // iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs
+std::span<const Kernel> ternary_kernels();  // tq1_0 tq2_0
+std::span<const Kernel> fp4_kernels();      // mxfp4 nvfp4
+std::span<const Kernel> q1q2_kernels();     // q1_0 q2_0
+
+// The decoder for `t`, or nullptr for plain and removed types.
+BlockDecoder block_decoder(GgmlType t);
+
+}  // namespace gguftool::formats
