@@ -14,5 +14,7 @@ inline constexpr int kExitUsage = 2;
 using Runner = std::function<int()>;
 
 Runner add_dump(CLI::App &app);
+Runner add_run(CLI::App &app);
+Runner add_to_onnx(CLI::App &app);
 
 }  // namespace gguftool::cli

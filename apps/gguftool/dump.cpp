@@ -1,13 +1,91 @@
-// gguftool dump: everything in a GGUF file. (Being written.)
+// gguftool dump: everything in a GGUF file — header, metadata, tensors, values and statistics.
+#include "dump.hpp"
+
+#include <fnmatch.h>
+
+#include <memory>
+
 #include "commands.hpp"
 
 namespace gguftool::cli {
+namespace dump {
+
+std::vector<TensorReport> select_tensors(const gguf::Model &model, const Options &opt) {
+    std::vector<TensorReport> out;
+    out.reserve(opt.tensor_globs.empty() ? model.tensors().size() : 0);
+    std::string name;
+    for (const gguf::TensorInfo &t : model.tensors()) {
+        bool keep = opt.tensor_globs.empty();
+        if (!keep) {
+            name.assign(t.name);  // fnmatch needs a terminated string
+            for (const std::string &glob : opt.tensor_globs)
+                if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) keep = true;
+        }
+        if (keep) out.emplace_back().info = &t;
+    }
+    return out;
+}
+
+int run(const Options &opt) {
+    const gguf::Model model = gguf::Model::open(opt.file);
+    std::vector<TensorReport> reports;
+    if (!opt.no_tensors) reports = select_tensors(model, opt);
+    // A tensor that cannot be decoded (a format without a decoder, quantized data of a
+    // big-endian file) is reported in the output and on stderr, and the others still shown.
+    std::vector<std::string> problems;
+    for (TensorReport &r : reports) {
+        try {
+            if (opt.values > 0)
+                r.values = std::make_unique<Values>(first_values(model, *r.info, opt.values));
+            if (opt.stats) r.stats = std::make_unique<Stats>(tensor_stats(model, *r.info));
+        } catch (const Error &e) {
+            r.values.reset();
+            r.stats.reset();
+            r.error = e.problem();
+            const Error located(model.shards().at(r.info->shard)->path(), r.info->file_offset,
+                                fmt::format("tensor {}: {}", r.info->name, e.problem()));
+            problems.push_back(located.what());
+        }
+    }
+    Out out(stdout);
+    if (opt.json)
+        write_json(out, model, opt, reports);
+    else
+        write_text(out, model, opt, reports);
+    if (!out.flush()) {
+        std::perror("gguftool: writing output");
+        return kExitInvalid;
+    }
+    for (const std::string &p : problems) fmt::print(stderr, "gguftool: {}\n", p);
+    return problems.empty() ? kExitOk : kExitInvalid;
+}
+
+}  // namespace dump
 
 Runner add_dump(CLI::App &app) {
+    auto opt = std::make_shared<dump::Options>();
     auto *cmd = app.add_subcommand("dump", "Show header, metadata, tensors, values and statistics");
-    auto file = std::make_shared<std::string>();
-    cmd->add_option("FILE", *file, "GGUF file (any shard of a split model)")->required();
-    return [] { return kExitUsage; };
+    cmd->add_option("FILE", opt->file, "GGUF file (any shard of a split model)")->required();
+    cmd->add_flag("--json", opt->json, "Write one JSON document instead of text");
+    cmd->add_flag("--no-metadata", opt->no_metadata, "Leave out the metadata key-value pairs");
+    auto *no_tensors =
+        cmd->add_flag("--no-tensors", opt->no_tensors, "Leave out the tensor table and summary");
+    auto *glob = cmd->add_option("--tensor", opt->tensor_globs,
+                                 "Only tensors whose name matches GLOB (repeatable)")
+                     ->type_name("GLOB")
+                     ->allow_extra_args(false);
+    auto *values =
+        cmd->add_option("--values", opt->values,
+                        "Show the first N decoded values of each selected tensor")
+            ->type_name("N")
+            ->check(CLI::Validator(
+                [](std::string &s) { return s.starts_with('-') ? "must not be negative" : ""; }, "",
+                "NonNegative"));
+    auto *stats =
+        cmd->add_flag("--stats", opt->stats,
+                      "Show min, max, mean, std and NaN/Inf counts of each selected tensor");
+    no_tensors->excludes(glob)->excludes(values)->excludes(stats);
+    return [opt] { return dump::run(*opt); };
 }
 
 }  // namespace gguftool::cli

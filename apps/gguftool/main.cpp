@@ -1,7 +1,11 @@
 // gguftool: see, convert, run and verify GGUF model files.
+//
+// Exit codes: 0 success, 1 invalid input file (gguftool::Error, including a file that cannot be
+// opened), 2 usage error (unknown option, missing argument, bad value).
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
+#include <string>
 #include <vector>
 
 #include "commands.hpp"
@@ -10,28 +14,31 @@
 int main(int argc, char **argv) {
     using namespace gguftool::cli;
     CLI::App app{"gguftool: inspect, convert, run and verify GGUF model files"};
+    app.name("gguftool");
     app.set_version_flag("--version", "gguftool 0.1.0");
     app.require_subcommand(1);
 
-    std::vector<std::pair<CLI::App *, Runner>> commands;
-    auto add = [&](Runner (*adder)(CLI::App &)) {
-        const size_t before = app.get_subcommands({}).size();
-        Runner r = adder(app);
-        commands.emplace_back(app.get_subcommands({}).at(before), std::move(r));
+    struct Command {
+        std::string name;
+        Runner run;
     };
-    add(add_dump);
+    std::vector<Command> commands;
+    commands.push_back({"dump", add_dump(app)});
+    commands.push_back({"run", add_run(app)});
+    commands.push_back({"to-onnx", add_to_onnx(app)});
 
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
-        const int rc = app.exit(e);
-        return rc == 0 ? kExitOk : kExitUsage;
+        // --help and --version arrive here too, with exit code 0.
+        return app.exit(e) == 0 ? kExitOk : kExitUsage;
     }
     try {
-        for (auto &[sub, run] : commands)
-            if (sub->parsed()) return run();
+        for (const CLI::App *sub : app.get_subcommands())
+            for (const Command &c : commands)
+                if (sub->get_name() == c.name) return c.run();
     } catch (const gguftool::Error &e) {
-        fmt::print(stderr, "gguftool: {}\n", e.what());
+        fmt::print(stderr, "gguftool: {}\n", e.what());  // "<file>: offset N: <problem>"
         return kExitInvalid;
     } catch (const std::exception &e) {
         fmt::print(stderr, "gguftool: {}\n", e.what());

@@ -1,0 +1,304 @@
+// gguftool dump, human output: header, metadata, tensor table, summary, statistics, values.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "dump.hpp"
+
+namespace gguftool::cli::dump {
+namespace {
+
+using gguf::Value;
+using gguf::ValueType;
+
+constexpr size_t kArrayItems = 8;    // array items shown before "... N more"
+constexpr size_t kStringBytes = 72;  // longer strings are cut
+constexpr size_t kItemStringBytes = 24;
+constexpr size_t kKeyColumnMax = 48;  // longer keys push their line out instead of the column
+
+std::string human_count(uint64_t n) {
+    if (n < 1000) return std::to_string(n);
+    static constexpr const char *kUnits[] = {"K", "M", "B", "T"};
+    double v = double(n);
+    int u = -1;
+    while (v >= 1000 && u < 3) v /= 1000, ++u;
+    return fmt::format("{:.2f} {}", v, kUnits[u]);
+}
+
+std::string human_bytes(uint64_t n) {
+    if (n < 1024) return fmt::format("{} B", n);
+    static constexpr const char *kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+    double v = double(n);
+    int u = -1;
+    while (v >= 1024 && u < 3) v /= 1024, ++u;
+    return fmt::format("{:.2f} {}", v, kUnits[u]);
+}
+
+std::string type_label(const Value &v) {
+    if (v.type() != ValueType::array) return gguf::value_type_name(v.type());
+    return fmt::format("{}[{}]", gguf::value_type_name(v.array_type()), v.array_size());
+}
+
+void put_value(Out &out, const Value &v, size_t string_bytes);
+
+void put_array(Out &out, const Value &v) {
+    const uint64_t n = v.array_size();
+    const uint64_t shown = std::min<uint64_t>(n, kArrayItems);
+    out.put('[');
+    for (uint64_t i = 0; i < shown; ++i) {
+        if (i) out.put(", ");
+        put_value(out, v.element(i), kItemStringBytes);
+    }
+    if (shown < n) out.print("{}... {} more", shown ? ", " : "", n - shown);
+    out.put(']');
+}
+
+void put_value(Out &out, const Value &v, size_t string_bytes) {
+    switch (v.type()) {
+        case ValueType::uint8:
+        case ValueType::uint16:
+        case ValueType::uint32:
+        case ValueType::uint64:
+            out.put_uint(v.as_uint());
+            break;
+        case ValueType::int8:
+        case ValueType::int16:
+        case ValueType::int32:
+        case ValueType::int64:
+            out.put_int(v.as_int());
+            break;
+        case ValueType::float32:
+            put_float(out, static_cast<float>(v.as_double()));
+            break;
+        case ValueType::float64:
+            put_double(out, v.as_double());
+            break;
+        case ValueType::bool_:
+            out.put(v.as_bool() ? "true" : "false");
+            break;
+        case ValueType::string: {
+            const std::string_view s = v.as_string();
+            out.put('"');
+            put_display_string(out, s, string_bytes, true);
+            out.put('"');
+            if (s.size() > string_bytes) out.print(" ({} bytes)", s.size());
+            break;
+        }
+        case ValueType::array:
+            put_array(out, v);
+            break;
+    }
+}
+
+void write_header(Out &out, const gguf::Model &model, const Style &st) {
+    const gguf::File &f = model.first();
+    const bool split = model.shards().size() > 1;
+    const auto field = [&](std::string_view label, const std::string &value) {
+        out.print("  {}{:<12}{} {}\n", st.dim, label, st.reset, value);
+    };
+    out.print("{}{}{}: GGUF\n", st.bold, f.path(), st.reset);
+    field("version", std::to_string(f.version()));
+    field("byte order", f.byte_order() == gguf::ByteOrder::little ? "little-endian" : "big-endian");
+    field("alignment", std::to_string(f.alignment()));
+    field("metadata", fmt::format("{} key-value pairs", f.metadata().size()));
+    field("tensors",
+          split ? fmt::format("{} in {} shards", model.tensors().size(), model.shards().size())
+                : std::to_string(model.tensors().size()));
+    field("data offset", std::to_string(f.data_offset()));
+    field("file size", fmt::format("{} ({})", f.file_size(), human_bytes(f.file_size())));
+    if (!split) return;
+    out.print("  {}shards{}\n", st.dim, st.reset);
+    for (size_t i = 0; i < model.shards().size(); ++i) {
+        const gguf::File &s = *model.shards()[i];
+        out.print("    {:>3}  {}  ({} tensors, data offset {}, {} bytes)\n", i, s.path(),
+                  s.tensors().size(), s.data_offset(), s.file_size());
+    }
+}
+
+void write_metadata(Out &out, const gguf::File &f, const Style &st) {
+    size_t key_width = 0, type_width = 0;
+    for (const gguf::MetadataEntry &e : f.metadata()) {
+        key_width = std::max(key_width, std::min(kKeyColumnMax, display_width(e.key)));
+        type_width = std::max(type_width, type_label(e.value).size());
+    }
+    out.print("\n{}metadata{} ({} key-value pairs)\n", st.bold, st.reset, f.metadata().size());
+    for (const gguf::MetadataEntry &e : f.metadata()) {
+        out.print("  {}", st.key);
+        const size_t w = put_display_string(out, e.key, SIZE_MAX);
+        out.put(st.reset);
+        out.pad(w, key_width);
+        const std::string type = type_label(e.value);
+        out.print("  {}{:<{}}{}  ", st.type, type, type_width, st.reset);
+        put_value(out, e.value, kStringBytes);
+        out.put('\n');
+    }
+}
+
+size_t digits(uint64_t v) {
+    return fmt::format_int(v).size();
+}
+
+size_t shape_width(const gguf::TensorInfo &t) {
+    if (t.n_dims == 0) return 6;  // "scalar"
+    size_t w = 3 * (t.n_dims - 1);
+    for (uint32_t d = 0; d < t.n_dims; ++d) w += digits(t.ne[d]);
+    return w;
+}
+
+// Two passes over the rows — widths, then text — with no per-cell strings: 10,000 tensors stay
+// cheap.
+void write_tensor_table(Out &out, const gguf::Model &model, const Options &opt,
+                        const std::vector<TensorReport> &reports, const Style &st) {
+    const bool split = model.shards().size() > 1;
+    const size_t total = model.tensors().size();
+    if (opt.tensor_globs.empty())
+        out.print("\n{}tensors{} ({})\n", st.bold, st.reset, total);
+    else
+        out.print("\n{}tensors{} ({} of {} match)\n", st.bold, st.reset, reports.size(), total);
+    if (reports.empty()) return;
+
+    size_t w_index = 1, w_name = 4, w_type = 4, w_shape = 5, w_elements = 8, w_bytes = 5,
+           w_offset = 6;
+    for (const TensorReport &r : reports) {
+        const gguf::TensorInfo &t = *r.info;
+        w_index = std::max(w_index, digits(uint64_t(&t - model.tensors().data())));
+        w_name = std::max(w_name, display_width(t.name));
+        w_type = std::max(w_type, std::string_view(type_name(t.type)).size());
+        w_shape = std::max(w_shape, shape_width(t));
+        w_elements = std::max(w_elements, digits(t.elements));
+        w_bytes = std::max(w_bytes, digits(t.bytes));
+        w_offset = std::max(w_offset, digits(t.offset));
+    }
+    out.print("  {}{:>{}}  {:<{}}  {:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}{}{}\n", st.dim, "#",
+              w_index, "name", w_name, "type", w_type, "shape", w_shape, "elements", w_elements,
+              "bytes", w_bytes, "offset", w_offset, split ? "  shard" : "", st.reset);
+    // Plain puts, no format strings: this loop runs once per tensor.
+    for (const TensorReport &r : reports) {
+        const gguf::TensorInfo &t = *r.info;
+        out.put("  ");
+        out.put_right(uint64_t(&t - model.tensors().data()), w_index);
+        out.put("  ");
+        out.pad(put_display_string(out, t.name, SIZE_MAX), w_name);
+        out.put("  ");
+        out.put_left(type_name(t.type), w_type);
+        out.put("  ");
+        if (t.n_dims == 0) out.put("scalar");
+        for (uint32_t d = 0; d < t.n_dims; ++d) {
+            if (d) out.put(" x ");
+            out.put_uint(t.ne[d]);
+        }
+        out.pad(shape_width(t), w_shape);
+        out.put("  ");
+        out.put_right(t.elements, w_elements);
+        out.put("  ");
+        out.put_right(t.bytes, w_bytes);
+        out.put("  ");
+        out.put_right(t.offset, w_offset);
+        if (split) {
+            out.put("  ");
+            out.put_right(t.shard, 5);
+        }
+        out.put('\n');
+    }
+}
+
+void write_summary(Out &out, const std::vector<TensorReport> &reports, const Style &st) {
+    struct Totals {
+        uint64_t tensors = 0, elements = 0, bytes = 0;
+    };
+    std::map<uint32_t, Totals> by_type;  // ordered by type id
+    Totals all;
+    for (const TensorReport &r : reports) {
+        Totals &t = by_type[static_cast<uint32_t>(r.info->type)];
+        for (Totals *x : {&t, &all}) {
+            x->tensors += 1;
+            x->elements += r.info->elements;
+            x->bytes += r.info->bytes;
+        }
+    }
+    if (reports.empty()) return;
+    const auto bpw = [](const Totals &t) {
+        return t.elements ? fmt::format("{:.2f}", 8.0 * double(t.bytes) / double(t.elements))
+                          : std::string("-");
+    };
+    out.print("\n{}summary{}\n", st.bold, st.reset);
+    out.print("  {}{:<8}  {:>8}  {:>14}  {:>14}  {:>11}{}\n", st.dim, "type", "tensors",
+              "parameters", "bytes", "bits/weight", st.reset);
+    for (const auto &[id, t] : by_type)
+        out.print("  {:<8}  {:>8}  {:>14}  {:>14}  {:>11}\n", type_traits(id)->name, t.tensors,
+                  t.elements, t.bytes, bpw(t));
+    out.print("  {:<8}  {:>8}  {:>14}  {:>14}  {:>11}\n", "total", all.tensors, all.elements,
+              all.bytes, bpw(all));
+    out.print("  {} parameters, {}, {} bits per weight on average\n", human_count(all.elements),
+              human_bytes(all.bytes), bpw(all));
+}
+
+std::string number(double v) {
+    return fmt::format("{:.6g}", v);
+}
+
+void write_stats(Out &out, const std::vector<TensorReport> &reports, const Style &st) {
+    size_t name_width = 4;
+    for (const TensorReport &r : reports)
+        name_width = std::max(name_width, display_width(r.info->name));
+    out.print("\n{}stats{}\n", st.bold, st.reset);
+    out.print("  {}{:<{}}  {:>13}  {:>13}  {:>13}  {:>13}  {:>6}  {:>6}{}\n", st.dim, "name",
+              name_width, "min", "max", "mean", "std", "nan", "inf", st.reset);
+    for (const TensorReport &r : reports) {
+        out.put("  ");
+        out.pad(put_display_string(out, r.info->name, SIZE_MAX), name_width);
+        if (!r.stats) {
+            out.print("  cannot decode: {}\n", r.error);
+            continue;
+        }
+        const Stats &s = *r.stats;
+        out.print("  {:>13}  {:>13}  {:>13}  {:>13}  {:>6}  {:>6}\n", number(s.min), number(s.max),
+                  number(s.mean), number(s.std), s.nan, s.inf);
+    }
+}
+
+std::string value_text(const Values &v, size_t i) {
+    if (v.integer) return std::to_string(v.ints[i]);
+    if (v.is_f64) return fmt::format("{}", v.reals[i]);
+    return fmt::format("{}", static_cast<float>(v.reals[i]));
+}
+
+void write_values(Out &out, const std::vector<TensorReport> &reports, const Style &st) {
+    out.print("\n{}values{}\n", st.bold, st.reset);
+    for (const TensorReport &r : reports) {
+        out.put("  ");
+        put_display_string(out, r.info->name, SIZE_MAX);
+        if (!r.values) {
+            out.print(" {}({}){}: cannot decode: {}\n", st.dim, type_name(r.info->type), st.reset,
+                      r.error);
+            continue;
+        }
+        const Values &v = *r.values;
+        out.print(" {}({}, first {} of {}){}\n", st.dim, type_name(r.info->type), v.size(),
+                  r.info->elements, st.reset);
+        std::vector<std::string> texts(v.size());
+        size_t w = 1;
+        for (size_t i = 0; i < v.size(); ++i) w = std::max(w, (texts[i] = value_text(v, i)).size());
+        const size_t per_line = std::max<size_t>(1, 96 / (w + 2));
+        for (size_t i = 0; i < texts.size(); ++i) {
+            out.print("{}{:>{}}", i % per_line == 0 ? "    " : "  ", texts[i], w);
+            if (i % per_line == per_line - 1 || i + 1 == texts.size()) out.put('\n');
+        }
+    }
+}
+
+}  // namespace
+
+void write_text(Out &out, const gguf::Model &model, const Options &opt,
+                const std::vector<TensorReport> &reports) {
+    const Style st = style_for(stdout);
+    write_header(out, model, st);
+    if (!opt.no_metadata) write_metadata(out, model.first(), st);
+    if (opt.no_tensors) return;
+    write_tensor_table(out, model, opt, reports, st);
+    write_summary(out, reports, st);
+    if (opt.stats && !reports.empty()) write_stats(out, reports, st);
+    if (opt.values > 0 && !reports.empty()) write_values(out, reports, st);
+}
+
+}  // namespace gguftool::cli::dump

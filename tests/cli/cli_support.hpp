@@ -1,0 +1,240 @@
+// Helpers for the CLI tests: running the built gguftool, writing files with llama.cpp's own writer,
+// and reading what llama.cpp reports about a file.
+#pragma once
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <list>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "gguf_test_support.hpp"
+#include "gguftool/types.hpp"
+
+extern char **environ;
+
+namespace gguftool::test {
+
+inline const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
+
+struct RunResult {
+    int status = -1;  // exit code, or -1 if killed by a signal
+    std::string out;
+    std::string err;
+};
+
+// Runs the built CLI with `args` (argv[1..]); collects stdout and stderr.
+inline RunResult run_gguftool(const std::vector<std::string> &args) {
+    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (std::string &a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    int out_pipe[2], err_pipe[2];
+    if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+        posix_spawn_file_actions_addclose(&fa, fd);
+    pid_t pid;
+    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    if (rc != 0) throw std::runtime_error("cannot run " + argv_s[0]);
+
+    RunResult r;
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    std::string *sinks[2] = {&r.out, &r.err};
+    int open_fds = 2;
+    char buf[65536];
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0) break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+            const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n > 0) {
+                sinks[i]->append(buf, size_t(n));
+            } else {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+            }
+        }
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+// Runs `gguftool dump --json ARGS...`, expects success and returns the parsed document.
+inline nlohmann::json dump_json(const std::vector<std::string> &args) {
+    std::vector<std::string> a = {"dump", "--json"};
+    a.insert(a.end(), args.begin(), args.end());
+    const RunResult r = run_gguftool(a);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return nlohmann::json::parse(r.out);  // throws (fails the test) on invalid JSON
+}
+
+// Deterministic pseudo-normal floats (sum of uniforms) for test tensors.
+inline std::vector<float> test_weights(size_t n, uint32_t seed, float scale = 1.0f) {
+    std::vector<float> v(n);
+    uint32_t x = seed * 747796405u + 2891336453u;
+    const auto next = [&] {
+        x = x * 1664525u + 1013904223u;
+        return double(x >> 8) / double(1 << 24);
+    };
+    for (float &f : v) f = float(scale * (next() + next() + next() + next() - 2.0));
+    return v;
+}
+
+// A tensor to write with llama.cpp's writer: its bytes are already in `type`'s format.
+struct LlamaTensor {
+    std::string name;
+    GgmlType type;
+    std::vector<int64_t> ne;
+    std::vector<uint8_t> bytes;
+};
+
+// The bytes of `values` quantized by llama.cpp (ggml_quantize_chunk, with an importance matrix
+// for the types that need one), as rows of ne0 values.
+inline std::vector<uint8_t> llama_quantize(GgmlType type, const std::vector<float> &values,
+                                           int64_t ne0) {
+    const reference::Ggml &g = *ggml();
+    const int64_t rows = int64_t(values.size()) / ne0;
+    std::vector<uint8_t> out(size_t(*row_bytes(type, uint64_t(ne0)) * uint64_t(rows)));
+    std::vector<float> imatrix(static_cast<size_t>(ne0));
+    for (size_t i = 0; i < imatrix.size(); ++i) imatrix[i] = 1.0f + float(i % 7) * 0.25f;
+    const bool needs = g.quantize_requires_imatrix && g.quantize_requires_imatrix(int(type));
+    g.quantize_chunk(int(type), values.data(), out.data(), 0, rows, ne0,
+                     needs ? imatrix.data() : nullptr);
+    return out;
+}
+
+// Writes `tensors` (and whatever `add_metadata` sets) with gguf_write_to_file.
+template <class AddMetadata>
+void write_with_llama(const std::string &path, const std::vector<LlamaTensor> &tensors,
+                      AddMetadata &&add_metadata) {
+    const reference::Ggml &g = *ggml();
+    reference::gguf_context *ctx = g.gguf_init_empty();
+    add_metadata(g, ctx);
+    void *gctx = g.ggml_init({size_t(1) << 22, nullptr, true});
+    for (const LlamaTensor &t : tensors) {
+        void *tensor = g.ggml_new_tensor(gctx, int(t.type), int(t.ne.size()), t.ne.data());
+        g.ggml_set_name(tensor, t.name.c_str());
+        g.gguf_add_tensor(ctx, tensor);
+        g.gguf_set_tensor_data(ctx, t.name.c_str(), t.bytes.data());
+    }
+    const bool ok = g.gguf_write_to_file(ctx, path.c_str(), false);
+    g.gguf_free(ctx);
+    g.ggml_free(gctx);
+    ASSERT_TRUE(ok) << "llama.cpp could not write " << path;
+}
+
+inline void write_with_llama(const std::string &path, const std::vector<LlamaTensor> &tensors) {
+    write_with_llama(path, tensors, [](const reference::Ggml &, reference::gguf_context *) {});
+}
+
+// What llama.cpp's reader reports about one tensor, and its bytes read from the file.
+struct LlamaTensorView {
+    std::string name;
+    int type;
+    uint64_t offset, size;
+    std::vector<int64_t> ne;  // 4 entries
+    std::vector<uint8_t> bytes;
+};
+
+inline std::vector<LlamaTensorView> llama_tensors(const std::string &path) {
+    LlamaGguf l(path);
+    EXPECT_NE(l.ctx, nullptr) << "llama.cpp rejects " << path;
+    if (!l.ctx) return {};
+    const std::vector<uint8_t> file = read_file(path);
+    const uint64_t data = l.g->gguf_get_data_offset(l.ctx);
+    std::vector<LlamaTensorView> out;
+    for (int64_t i = 0; i < l.g->gguf_get_n_tensors(l.ctx); ++i) {
+        LlamaTensorView t;
+        t.name = l.g->gguf_get_tensor_name(l.ctx, i);
+        t.type = l.g->gguf_get_tensor_type(l.ctx, i);
+        t.offset = l.g->gguf_get_tensor_offset(l.ctx, i);
+        t.size = l.g->gguf_get_tensor_size(l.ctx, i);
+        const int64_t *ne = llama_tensor_ne(*l.g, l.ctx, i);
+        t.ne.assign(ne, ne + 4);
+        t.bytes.assign(file.begin() + int64_t(data + t.offset),
+                       file.begin() + int64_t(data + t.offset + t.size));
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+// llama.cpp's dequantize_row_<type> of a whole tensor (f32 is copied; f16/bf16/quantized types go
+// through llama.cpp). Empty when llama.cpp has no decoder for the type.
+inline std::vector<float> llama_decode(const LlamaTensorView &t) {
+    const reference::Ggml &g = *ggml();
+    uint64_t n = 1;
+    for (int64_t d : t.ne) n *= uint64_t(d);
+    std::vector<float> out(n);
+    if (t.type == int(GgmlType::f32)) {
+        std::memcpy(out.data(), t.bytes.data(), n * 4);
+        return out;
+    }
+    reference::Ggml::DequantizeRow fn = g.dequantize_row[t.type];
+    // f16 and bf16 have row converters instead (ggml_fp16_to_fp32_row, ggml_bf16_to_fp32_row).
+    const char *row_fn = t.type == int(GgmlType::f16)    ? "ggml_fp16_to_fp32_row"
+                         : t.type == int(GgmlType::bf16) ? "ggml_bf16_to_fp32_row"
+                                                         : nullptr;
+    if (row_fn) fn = reinterpret_cast<reference::Ggml::DequantizeRow>(dlsym(g.handle, row_fn));
+    if (!fn) return {};
+    fn(t.bytes.data(), out.data(), int64_t(n));
+    return out;
+}
+
+// Reference statistics: NaN and Inf counted apart, the rest in long double.
+struct RefStats {
+    uint64_t nan = 0, inf = 0, finite = 0;
+    double min = INFINITY, max = -INFINITY, mean = 0, std = 0;
+};
+
+template <class T>
+RefStats ref_stats(const std::vector<T> &v) {
+    RefStats s;
+    long double sum = 0;
+    for (const T x : v) {
+        if (std::isnan(x)) {
+            ++s.nan;
+        } else if (std::isinf(x)) {
+            ++s.inf;
+        } else {
+            ++s.finite;
+            sum += x;
+            s.min = std::min<double>(s.min, x);
+            s.max = std::max<double>(s.max, x);
+        }
+    }
+    const long double mean = s.finite ? sum / s.finite : 0;
+    long double m2 = 0;
+    for (const T x : v)
+        if (std::isfinite(x)) m2 += (x - mean) * (x - mean);
+    s.mean = double(mean);
+    s.std = s.finite ? double(std::sqrt(m2 / s.finite)) : 0;
+    return s;
+}
+
+// Agreement of accumulated quantities: relative, with `floor` as the smallest scale (for means
+// near zero, pass the standard deviation).
+inline bool near_rel(double a, double b, double floor = 0, double rel = 1e-9) {
+    return std::fabs(a - b) <= rel * std::max({std::fabs(a), std::fabs(b), floor, 1e-300});
+}
+
+}  // namespace gguftool::test
