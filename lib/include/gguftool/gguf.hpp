@@ -19,6 +19,10 @@
 
 namespace gguftool::gguf {
 
+namespace detail {
+class NameTable;
+}
+
 // GGUF metadata value types (the GGUF specification's gguf_metadata_value_type).
 enum class ValueType : uint32_t {
     uint8 = 0,
@@ -45,14 +49,14 @@ enum class ByteOrder { little, big };
 // A metadata value: a typed view into the mapped file. Scalars are decoded on access (byte order
 // handled); strings are string_views into the mapping; arrays are walked lazily.
 class Value {
-public:
+  public:
     ValueType type() const { return type_; }
 
     // Scalars. Each throws gguftool::Error if the value is not of a compatible type.
-    uint64_t as_uint() const;      // any unsigned or non-negative signed integer, or bool
-    int64_t as_int() const;        // any integer type that fits
-    double as_double() const;      // any numeric type
-    bool as_bool() const;          // bool only
+    uint64_t as_uint() const;            // any unsigned or non-negative signed integer, or bool
+    int64_t as_int() const;              // any integer type that fits
+    double as_double() const;            // any numeric type
+    bool as_bool() const;                // bool only
     std::string_view as_string() const;  // string only
 
     // Arrays.
@@ -80,10 +84,14 @@ public:
     // Constructed by the reader only (after validation).
     Value(ValueType type, const uint8_t *data, uint64_t size, ByteOrder order,
           ValueType array_type = ValueType::uint8, uint64_t count = 0)
-        : type_(type), array_type_(array_type), data_(data), size_(size), count_(count),
+        : type_(type),
+          array_type_(array_type),
+          data_(data),
+          size_(size),
+          count_(count),
           order_(order) {}
 
-private:
+  private:
     Value element_at(const uint8_t *p) const;
 
     ValueType type_;
@@ -109,20 +117,27 @@ struct TensorInfo {
     uint64_t file_offset;        // absolute position of the first byte in its shard
     uint64_t elements;
     uint64_t bytes;
-    uint32_t shard;                  // index into Model::shards() (0 for a single file)
+    uint32_t shard;                 // index into Model::shards() (0 for a single file)
     std::span<const uint8_t> data;  // the tensor's bytes in the mapping
 };
 
 // One GGUF file, mapped and validated on open.
 class File {
-public:
-    // Maps and parses `path`. Throws gguftool::Error on any problem.
+  public:
+    // Maps and parses `path`, checking every count, length and offset before use: magic,
+    // version (2 or 3; byte order taken from it as gguf-py does), metadata (all 13 types, arrays
+    // nested up to 64 levels, unique non-empty keys, general.alignment a uint32 power of two),
+    // tensor infos (unique names of at most 64 bytes, at most 4 dims, element count below
+    // INT64_MAX, known non-removed type, rows a whole number of blocks) and the data layout
+    // (offsets aligned, inside the file, not overlapping; any order). Throws gguftool::Error.
     static std::shared_ptr<const File> open(const std::string &path);
 
     const std::string &path() const;
     uint32_t version() const;
     ByteOrder byte_order() const;
     uint64_t alignment() const;
+    // Start of the data section: the end of the tensor infos rounded up to the alignment. As in
+    // ggml, a file without tensors has no padding: its data offset is the end of the infos.
     uint64_t data_offset() const;
     uint64_t file_size() const;
     std::span<const uint8_t> bytes() const;  // the whole mapping
@@ -134,17 +149,19 @@ public:
     ~File();
     struct Impl;
 
-private:
+  private:
     explicit File(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
 
 // A model: one file, or all shards of a split model presented as one.
 class Model {
-public:
+  public:
     // Opens `path`; if it is a shard of a split model (split.count > 1), opens every shard
-    // (named <prefix>-NNNNN-of-MMMMM.gguf beside it), checks they belong together, and joins the
-    // tensors. Throws gguftool::Error on any problem.
+    // (named <prefix>-NNNNN-of-MMMMM.gguf beside it, as llama.cpp's llama_split_path names them),
+    // checks they belong together (same split.count and split.tensors.count, split.no equal to
+    // the shard's number, total tensor count equal to split.tensors.count, no tensor name in two
+    // shards), and joins the tensors. Throws gguftool::Error on any problem.
     static Model open(const std::string &path);
 
     const std::vector<std::shared_ptr<const File>> &shards() const { return shards_; }
@@ -152,9 +169,10 @@ public:
     const std::vector<TensorInfo> &tensors() const { return tensors_; }  // file order, by shard
     const TensorInfo *find_tensor(std::string_view name) const;
 
-private:
+  private:
     std::vector<std::shared_ptr<const File>> shards_;
     std::vector<TensorInfo> tensors_;
+    std::shared_ptr<const detail::NameTable> index_;  // tensor name -> index in tensors_
 };
 
 }  // namespace gguftool::gguf

@@ -1,0 +1,211 @@
+// Files written by llama.cpp's own writer (gguf_write_to_file): we read back what it wrote, and
+// our writer produces the same bytes for the same content.
+#include <gtest/gtest.h>
+
+#include "gguf_test_support.hpp"
+#include "gguftool/gguf.hpp"
+#include "gguftool/gguf_writer.hpp"
+
+namespace gguftool {
+namespace {
+
+using gguf::MetaValue;
+using gguf::ValueType;
+
+struct TensorSpec {
+    std::string name;
+    GgmlType type;
+    std::vector<int64_t> ne;
+    std::vector<uint8_t> data;
+};
+
+std::vector<TensorSpec> tensor_specs() {
+    std::vector<TensorSpec> specs = {
+        {"token_embd.weight", GgmlType::q4_0, {64, 3}, {}},
+        {"blk.0.attn_norm.weight", GgmlType::f32, {7}, {}},
+        {"blk.0.ffn_up.weight", GgmlType::q6_k, {256, 2}, {}},
+        {"blk.0.ffn_down.weight", GgmlType::bf16, {5, 3, 2}, {}},
+        {"output.weight", GgmlType::iq4_xs, {256, 1, 1, 2}, {}},
+        {"rope_freqs", GgmlType::i64, {3}, {}},
+    };
+    uint32_t seed = 1;
+    for (auto &s : specs) {
+        uint64_t n = 1;
+        for (int64_t d : s.ne) n *= static_cast<uint64_t>(d);
+        s.data = test::filler(*row_bytes(s.type, n), seed++);
+    }
+    return specs;
+}
+
+const std::vector<std::string> kTokens = {"<s>", "</s>", "▁the", "", "a b"};
+const std::vector<float> kScores = {0.0f, -1.5f, 2.25f, -0.0f, 1e-7f};
+const std::vector<int32_t> kTokenTypes = {3, 3, 1, 6, 1};
+
+// Writes the test content with llama.cpp's writer.
+void write_with_llama(const reference::Ggml &g, const std::string &path,
+                      const std::vector<TensorSpec> &specs, bool alignment_key = false) {
+    reference::gguf_context *ctx = g.gguf_init_empty();
+    g.gguf_set_val_str(ctx, "general.architecture", "llama");
+    g.gguf_set_val_u8(ctx, "v.u8", 200);
+    g.gguf_set_val_i8(ctx, "v.i8", -100);
+    g.gguf_set_val_u16(ctx, "v.u16", 60000);
+    g.gguf_set_val_i16(ctx, "v.i16", -20000);
+    g.gguf_set_val_u32(ctx, "llama.context_length", 4096);
+    g.gguf_set_val_i32(ctx, "v.i32", -123456);
+    g.gguf_set_val_f32(ctx, "llama.rope.freq_base", 10000.5f);
+    g.gguf_set_val_bool(ctx, "v.bool", true);
+    g.gguf_set_val_u64(ctx, "v.u64", 1ull << 50);
+    g.gguf_set_val_i64(ctx, "v.i64", -(1ll << 50));
+    g.gguf_set_val_f64(ctx, "v.f64", -0.125);
+    if (alignment_key) g.gguf_set_val_u32(ctx, "general.alignment", 64);
+    std::vector<const char *> tokens;
+    for (const auto &t : kTokens) tokens.push_back(t.c_str());
+    g.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", tokens.data(), tokens.size());
+    g.gguf_set_arr_data(ctx, "tokenizer.ggml.scores", static_cast<int>(ValueType::float32),
+                        kScores.data(), kScores.size());
+    g.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", static_cast<int>(ValueType::int32),
+                        kTokenTypes.data(), kTokenTypes.size());
+    const uint8_t bools[] = {1, 0, 1};
+    g.gguf_set_arr_data(ctx, "v.bools", static_cast<int>(ValueType::bool_), bools, 3);
+    g.gguf_set_arr_data(ctx, "v.empty", static_cast<int>(ValueType::uint16), nullptr, 0);
+
+    void *gctx = g.ggml_init({1 << 20, nullptr, true});
+    for (const TensorSpec &s : specs) {
+        void *t = g.ggml_new_tensor(gctx, static_cast<int>(s.type), static_cast<int>(s.ne.size()),
+                                    s.ne.data());
+        g.ggml_set_name(t, s.name.c_str());
+        g.gguf_add_tensor(ctx, t);
+        g.gguf_set_tensor_data(ctx, s.name.c_str(), s.data.data());
+    }
+    ASSERT_TRUE(g.gguf_write_to_file(ctx, path.c_str(), false));
+    g.ggml_free(gctx);
+    g.gguf_free(ctx);
+}
+
+// The same content through our writer.
+gguf::Writer our_writer(const std::vector<TensorSpec> &specs) {
+    gguf::Writer w;
+    w.add("general.architecture", MetaValue::str("llama"));
+    w.add("v.u8", MetaValue::u8(200));
+    w.add("v.i8", MetaValue::i8(-100));
+    w.add("v.u16", MetaValue::u16(60000));
+    w.add("v.i16", MetaValue::i16(-20000));
+    w.add("llama.context_length", MetaValue::u32(4096));
+    w.add("v.i32", MetaValue::i32(-123456));
+    w.add("llama.rope.freq_base", MetaValue::f32(10000.5f));
+    w.add("v.bool", MetaValue::boolean(true));
+    w.add("v.u64", MetaValue::u64(1ull << 50));
+    w.add("v.i64", MetaValue::i64(-(1ll << 50)));
+    w.add("v.f64", MetaValue::f64(-0.125));
+    w.add("tokenizer.ggml.tokens", MetaValue::array_of(kTokens));
+    w.add("tokenizer.ggml.scores", MetaValue::array_of(kScores));
+    w.add("tokenizer.ggml.token_type", MetaValue::array_of(kTokenTypes));
+    w.add("v.bools", MetaValue::array_of(std::vector<bool>{true, false, true}));
+    w.add("v.empty", MetaValue::array_of(std::vector<uint16_t>{}));
+    for (const TensorSpec &s : specs) {
+        std::vector<uint64_t> dims(s.ne.begin(), s.ne.end());
+        w.add_tensor(s.name, s.type, dims, s.data);
+    }
+    return w;
+}
+
+TEST(LlamaWriter, WeReadWhatLlamaWrote) {
+    const reference::Ggml *g = test::ggml();
+    ASSERT_NE(g, nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    test::TempDir dir;
+    const std::string path = dir.file("llama-written.gguf");
+    const auto specs = tensor_specs();
+    write_with_llama(*g, path, specs);
+
+    const auto f = gguf::File::open(path);
+    EXPECT_EQ(f->version(), 3u);
+    EXPECT_EQ(f->alignment(), 32u);
+    EXPECT_EQ(f->find("general.architecture")->value.as_string(), "llama");
+    EXPECT_EQ(f->find("v.u8")->value.as_uint(), 200u);
+    EXPECT_EQ(f->find("v.i8")->value.as_int(), -100);
+    EXPECT_EQ(f->find("v.u16")->value.as_uint(), 60000u);
+    EXPECT_EQ(f->find("v.i16")->value.as_int(), -20000);
+    EXPECT_EQ(f->find("llama.context_length")->value.type(), ValueType::uint32);
+    EXPECT_EQ(f->find("llama.context_length")->value.as_uint(), 4096u);
+    EXPECT_EQ(f->find("v.i32")->value.as_int(), -123456);
+    EXPECT_EQ(f->find("llama.rope.freq_base")->value.as_double(), 10000.5);
+    EXPECT_TRUE(f->find("v.bool")->value.as_bool());
+    EXPECT_EQ(f->find("v.u64")->value.as_uint(), 1ull << 50);
+    EXPECT_EQ(f->find("v.i64")->value.as_int(), -(1ll << 50));
+    EXPECT_EQ(f->find("v.f64")->value.as_double(), -0.125);
+    const gguf::Value &tokens = f->find("tokenizer.ggml.tokens")->value;
+    ASSERT_EQ(tokens.array_size(), kTokens.size());
+    for (size_t i = 0; i < kTokens.size(); ++i)
+        EXPECT_EQ(tokens.element(i).as_string(), kTokens[i]);
+    const gguf::Value &scores = f->find("tokenizer.ggml.scores")->value;
+    ASSERT_EQ(scores.array_type(), ValueType::float32);
+    for (size_t i = 0; i < kScores.size(); ++i)
+        EXPECT_EQ(scores.element(i).as_double(), static_cast<double>(kScores[i]));
+    const gguf::Value &types = f->find("tokenizer.ggml.token_type")->value;
+    for (size_t i = 0; i < kTokenTypes.size(); ++i)
+        EXPECT_EQ(types.element(i).as_int(), kTokenTypes[i]);
+    EXPECT_FALSE(f->find("v.bools")->value.element(1).as_bool());
+    EXPECT_EQ(f->find("v.empty")->value.array_size(), 0u);
+
+    ASSERT_EQ(f->tensors().size(), specs.size());
+    for (size_t i = 0; i < specs.size(); ++i) {
+        const gguf::TensorInfo &t = f->tensors()[i];
+        EXPECT_EQ(t.name, specs[i].name);
+        EXPECT_EQ(t.type, specs[i].type);
+        EXPECT_EQ(t.n_dims, specs[i].ne.size());
+        for (size_t d = 0; d < specs[i].ne.size(); ++d)
+            EXPECT_EQ(t.ne[d], static_cast<uint64_t>(specs[i].ne[d]));
+        ASSERT_EQ(t.bytes, specs[i].data.size());
+        EXPECT_TRUE(std::equal(t.data.begin(), t.data.end(), specs[i].data.begin())) << t.name;
+    }
+    test::expect_same_as_llama(path, *f);
+}
+
+TEST(LlamaWriter, OurWriterWritesTheSameBytes) {
+    const reference::Ggml *g = test::ggml();
+    ASSERT_NE(g, nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    test::TempDir dir;
+    const auto specs = tensor_specs();
+    write_with_llama(*g, dir.file("llama.gguf"), specs);
+    const std::vector<uint8_t> theirs = test::read_file(dir.file("llama.gguf"));
+    const std::vector<uint8_t> ours = our_writer(specs).to_bytes();
+    ASSERT_EQ(ours.size(), theirs.size());
+    EXPECT_TRUE(ours == theirs);
+}
+
+// ggml's writer lays data out with its context's alignment (32) even when general.alignment is
+// set through gguf_set_val_u32: the file it writes is inconsistent and both readers reject it.
+TEST(LlamaWriter, AlignmentKeyIgnoredByLlamaWriterGivesABrokenFile) {
+    const reference::Ggml *g = test::ggml();
+    ASSERT_NE(g, nullptr);
+    test::TempDir dir;
+    const std::string path = dir.file("align64.gguf");
+    write_with_llama(*g, path, tensor_specs(), /*alignment_key=*/true);
+    EXPECT_TRUE(test::llama_rejects(path));
+    try {
+        gguf::File::open(path);
+        ADD_FAILURE() << "accepted a file whose offsets do not follow its general.alignment";
+    } catch (const Error &e) {
+        EXPECT_NE(e.problem().find("is not a multiple of the alignment 64"), std::string::npos)
+            << e.what();
+    }
+}
+
+// Metadata only (ggml's only_meta): the file ends after the padded tensor infos.
+TEST(LlamaWriter, MetadataOnlyFile) {
+    const reference::Ggml *g = test::ggml();
+    ASSERT_NE(g, nullptr);
+    test::TempDir dir;
+    const std::string path = dir.file("meta.gguf");
+    reference::gguf_context *ctx = g->gguf_init_empty();
+    g->gguf_set_val_str(ctx, "general.name", "no tensors");
+    ASSERT_TRUE(g->gguf_write_to_file(ctx, path.c_str(), true));
+    g->gguf_free(ctx);
+    const auto f = gguf::File::open(path);
+    EXPECT_EQ(f->find("general.name")->value.as_string(), "no tensors");
+    EXPECT_TRUE(f->tensors().empty());
+    test::expect_same_as_llama(path, *f);
+}
+
+}  // namespace
+}  // namespace gguftool

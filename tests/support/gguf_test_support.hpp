@@ -1,0 +1,270 @@
+// Helpers for GGUF tests: temp dirs, a raw byte builder for malformed files, and the cross-check
+// of our reader against llama.cpp's (reference::ggml()).
+#pragma once
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gguftool/gguf.hpp"
+#include "gguftool/reference.hpp"
+
+namespace gguftool::test {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
+class TempDir {
+  public:
+    TempDir() {
+        const char *base = std::getenv("TMPDIR");
+        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/gguftool-test-XXXXXX";
+        if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = tmpl;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+
+    const std::string &path() const { return path_; }
+    std::string file(const std::string &name) const { return path_ + "/" + name; }
+
+  private:
+    std::string path_;
+};
+
+inline void write_file(const std::string &path, const std::vector<uint8_t> &bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char *>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+// Shrinks or grows a file in place. (Rewriting a file with O_TRUNC is slow on ext4, which
+// flushes on truncate-and-rewrite; sweeps use this instead.)
+inline void resize_file(const std::string &path, uint64_t size) {
+    if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0)
+        throw std::runtime_error("cannot resize " + path);
+}
+
+// Overwrites bytes of an existing file in place.
+inline void patch_file(const std::string &path, uint64_t offset, const void *data, size_t n) {
+    std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(offset));
+    f.write(static_cast<const char *>(data), static_cast<std::streamsize>(n));
+    if (!f) throw std::runtime_error("cannot patch " + path);
+}
+
+inline std::vector<uint8_t> read_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Writes GGUF fields byte by byte, independently of the library's writer, and remembers where
+// each field went so tests can state the expected error offset.
+class RawGguf {
+  public:
+    explicit RawGguf(bool big_endian = false) : big_(big_endian) {}
+
+    uint64_t pos() const { return bytes_.size(); }
+    std::vector<uint8_t> &bytes() { return bytes_; }
+
+    RawGguf &raw(const void *p, size_t n) {
+        const auto *b = static_cast<const uint8_t *>(p);
+        bytes_.insert(bytes_.end(), b, b + n);
+        return *this;
+    }
+    RawGguf &u8(uint8_t v) { return raw(&v, 1); }
+    RawGguf &u16(uint16_t v) { return num(v); }
+    RawGguf &u32(uint32_t v) { return num(v); }
+    RawGguf &u64(uint64_t v) { return num(v); }
+    RawGguf &str(const std::string &s) {
+        u64(s.size());
+        return raw(s.data(), s.size());
+    }
+    // Magic, version, tensor count, metadata count.
+    RawGguf &header(uint32_t version, uint64_t n_tensors, uint64_t n_kv) {
+        raw("GGUF", 4);
+        u32(version);
+        u64(n_tensors);
+        return u64(n_kv);
+    }
+    // A tensor info with the given dims (ggml order).
+    RawGguf &tensor(const std::string &name, const std::vector<uint64_t> &dims, uint32_t type,
+                    uint64_t offset) {
+        str(name);
+        u32(static_cast<uint32_t>(dims.size()));
+        for (uint64_t d : dims) u64(d);
+        u32(type);
+        return u64(offset);
+    }
+    RawGguf &pad_to(uint64_t alignment) {
+        while (bytes_.size() % alignment) bytes_.push_back(0);
+        return *this;
+    }
+    RawGguf &zeros(size_t n) {
+        bytes_.resize(bytes_.size() + n, 0);
+        return *this;
+    }
+
+  private:
+    template <class U>
+    RawGguf &num(U v) {
+        uint8_t b[sizeof(U)];
+        for (size_t i = 0; i < sizeof(U); ++i) {
+            const size_t shift = 8 * (big_ ? sizeof(U) - 1 - i : i);
+            b[i] = static_cast<uint8_t>(v >> shift);
+        }
+        return raw(b, sizeof b);
+    }
+
+    bool big_;
+    std::vector<uint8_t> bytes_;
+};
+
+// Deterministic filler bytes for tensor data.
+inline std::vector<uint8_t> filler(size_t n, uint32_t seed = 1) {
+    std::vector<uint8_t> v(n);
+    uint32_t x = seed * 2654435761u + 12345;
+    for (auto &b : v) {
+        x = x * 1103515245u + 12345;
+        b = static_cast<uint8_t>(x >> 16);
+    }
+    return v;
+}
+
+// llama.cpp's library with its error log silenced (broken-file tests make it chatty).
+inline const reference::Ggml *ggml() {
+    static const std::shared_ptr<const reference::Ggml> lib = [] {
+        auto g = reference::ggml();
+        if (g && g->handle) {
+            using LogCallback = void (*)(int, const char *, void *);
+            auto log_set =
+                reinterpret_cast<void (*)(LogCallback, void *)>(dlsym(g->handle, "ggml_log_set"));
+            if (log_set) log_set([](int, const char *, void *) {}, nullptr);
+        }
+        return g;
+    }();
+    return lib.get();
+}
+
+// gguf_get_tensor_ne is newer than reference.hpp; resolve it here.
+inline const int64_t *llama_tensor_ne(const reference::Ggml &g, const reference::gguf_context *ctx,
+                                      int64_t i) {
+    using Fn = const int64_t *(*)(const reference::gguf_context *, int64_t);
+    static const Fn fn = reinterpret_cast<Fn>(dlsym(g.handle, "gguf_get_tensor_ne"));
+    return fn ? fn(ctx, i) : nullptr;
+}
+
+// Opens `path` with llama.cpp (no_alloc, no ggml context); nullptr when it rejects the file.
+struct LlamaGguf {
+    explicit LlamaGguf(const std::string &path) {
+        g = ggml();
+        if (g) ctx = g->gguf_init_from_file(path.c_str(), {true, nullptr});
+    }
+    ~LlamaGguf() {
+        if (ctx) g->gguf_free(ctx);
+    }
+    LlamaGguf(const LlamaGguf &) = delete;
+    LlamaGguf &operator=(const LlamaGguf &) = delete;
+
+    const reference::Ggml *g = nullptr;
+    reference::gguf_context *ctx = nullptr;
+};
+
+inline size_t scalar_bytes(gguf::ValueType t) {
+    static constexpr uint8_t kSizes[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+    return kSizes[static_cast<uint32_t>(t)];
+}
+
+// Compares a scalar of ours with llama.cpp's bytes for it (bools by truth value, as llama.cpp
+// stores them normalised).
+inline void expect_same_scalar(const gguf::Value &ours, const void *theirs,
+                               const std::string &what) {
+    const size_t n = scalar_bytes(ours.type());
+    if (ours.type() == gguf::ValueType::bool_) {
+        EXPECT_EQ(ours.as_bool(), *static_cast<const int8_t *>(theirs) != 0) << what;
+        return;
+    }
+    EXPECT_EQ(std::memcmp(ours.data(), theirs, n), 0) << what;
+}
+
+// What a C string API shows of `s`: up to the first NUL (llama.cpp hands out c_str()).
+inline std::string_view up_to_nul(std::string_view s) { return s.substr(0, s.find('\0')); }
+
+// The cross-check: llama.cpp must accept the file and agree with `f` on everything it reports.
+inline void expect_same_as_llama(const std::string &path, const gguf::File &f) {
+    LlamaGguf l(path);
+    ASSERT_NE(l.g, nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    ASSERT_NE(l.ctx, nullptr) << "llama.cpp rejects " << path;
+    const reference::Ggml &g = *l.g;
+    EXPECT_EQ(g.gguf_get_version(l.ctx), f.version());
+    EXPECT_EQ(g.gguf_get_alignment(l.ctx), f.alignment());
+    EXPECT_EQ(g.gguf_get_data_offset(l.ctx), f.data_offset());
+
+    ASSERT_EQ(g.gguf_get_n_kv(l.ctx), static_cast<int64_t>(f.metadata().size()));
+    for (size_t i = 0; i < f.metadata().size(); ++i) {
+        const auto &e = f.metadata()[i];
+        const std::string key(e.key);
+        EXPECT_EQ(g.gguf_get_key(l.ctx, i), up_to_nul(key)) << "key " << i;
+        const int kv_type = g.gguf_get_kv_type(l.ctx, i);
+        ASSERT_EQ(kv_type, static_cast<int>(e.value.type())) << key;
+        if (e.value.type() == gguf::ValueType::string) {
+            EXPECT_EQ(g.gguf_get_val_str(l.ctx, i), up_to_nul(e.value.as_string())) << key;
+        } else if (e.value.type() != gguf::ValueType::array) {
+            expect_same_scalar(e.value, g.gguf_get_val_data(l.ctx, i), key);
+        } else {
+            ASSERT_EQ(g.gguf_get_arr_type(l.ctx, i), static_cast<int>(e.value.array_type())) << key;
+            ASSERT_EQ(g.gguf_get_arr_n(l.ctx, i), e.value.array_size()) << key;
+            if (e.value.array_type() == gguf::ValueType::string) {
+                size_t k = 0;
+                e.value.for_each_element([&](const gguf::Value &s) {
+                    EXPECT_EQ(g.gguf_get_arr_str(l.ctx, i, k), up_to_nul(s.as_string()))
+                        << key << "[" << k << "]";
+                    ++k;
+                });
+            } else {
+                const auto *data = static_cast<const uint8_t *>(g.gguf_get_arr_data(l.ctx, i));
+                const size_t n = scalar_bytes(e.value.array_type());
+                size_t k = 0;
+                e.value.for_each_element([&](const gguf::Value &v) {
+                    expect_same_scalar(v, data + k * n, key + "[" + std::to_string(k) + "]");
+                    ++k;
+                });
+            }
+        }
+    }
+
+    ASSERT_EQ(g.gguf_get_n_tensors(l.ctx), static_cast<int64_t>(f.tensors().size()));
+    for (size_t i = 0; i < f.tensors().size(); ++i) {
+        const auto &t = f.tensors()[i];
+        const std::string name(t.name);
+        EXPECT_EQ(g.gguf_get_tensor_name(l.ctx, i), up_to_nul(name)) << "tensor " << i;
+        EXPECT_EQ(g.gguf_get_tensor_type(l.ctx, i), static_cast<int>(t.type)) << name;
+        EXPECT_EQ(g.gguf_get_tensor_offset(l.ctx, i), t.offset) << name;
+        EXPECT_EQ(g.gguf_get_tensor_size(l.ctx, i), t.bytes) << name;
+        const int64_t *ne = llama_tensor_ne(g, l.ctx, i);
+        ASSERT_NE(ne, nullptr) << "gguf_get_tensor_ne missing from libggml-base.so";
+        for (int d = 0; d < 4; ++d) {
+            EXPECT_EQ(static_cast<uint64_t>(ne[d]), t.ne[d]) << name << " ne[" << d << "]";
+        }
+    }
+}
+
+// True when llama.cpp's reader rejects the file.
+inline bool llama_rejects(const std::string &path) {
+    LlamaGguf l(path);
+    return l.g && !l.ctx;
+}
+
+}  // namespace gguftool::test
