@@ -2,6 +2,8 @@
 // files include it inside their per-target namespaces, so it is compiled for each target.
 #pragma once
 
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -13,7 +15,9 @@ inline float bits_to_f32(uint32_t u) {
     return f;
 }
 
-inline uint16_t load_u16(const uint8_t *p) { return uint16_t(p[0] | (p[1] << 8)); }
+inline uint16_t load_u16(const uint8_t *p) {
+    return uint16_t(p[0] | (p[1] << 8));
+}
 inline uint32_t load_u32(const uint8_t *p) {
     return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
@@ -33,6 +37,33 @@ inline float fp16_to_f32(uint16_t h) {
     return bits_to_f32(u | sign);
 }
 
-inline float load_f16(const uint8_t *p) { return fp16_to_f32(load_u16(p)); }
+inline float load_f16(const uint8_t *p) {
+    return fp16_to_f32(load_u16(p));
+}
+
+// MXFP4 block scale. An E8M0 byte x means 2^(x-127); like ggml (ggml_e8m0_to_fp32_half) we return
+// half of it, 2^(x-128), because the e2m1 table holds doubled values. x = 0 and 1 give the
+// subnormals 2^-128 and 2^-127; 0xFF gives 2^127 (ggml does not treat it as NaN).
+inline float e8m0_to_f32_half(uint8_t x) {
+    return bits_to_f32(x < 2 ? 0x00200000u << x : uint32_t(x - 1) << 23);
+}
+
+// NVFP4 sub-block scale: UE4M3 (4 exponent bits with bias 7, 3 mantissa bits; bit 7 is ignored),
+// halved like e8m0 above, as ggml's ggml_ue4m3_to_fp32 does. 0x00 and 0x7F (the E4M3 NaN) give 0;
+// exponent 0 is subnormal, man * 2^-9. Every value is exact in float.
+constexpr float ue4m3_to_f32_half(uint8_t x) {
+    if (x == 0 || x == 0x7F) return 0.0f;
+    const uint32_t exp = (x >> 3) & 0xF, man = x & 0x7;
+    if (exp == 0) return float(man) * 0x1p-10f;
+    // (1 + man/8) * 2^(exp-7) / 2 = (8 + man) * 2^(exp-11): exponent field exp - 8 + 127.
+    return std::bit_cast<float>((exp + 119) << 23 | man << 20);
+}
+
+// ue4m3_to_f32_half for every byte, so decoders index instead of branching.
+inline constexpr std::array<float, 256> kUe4m3Half = [] {
+    std::array<float, 256> t{};
+    for (int x = 0; x < 256; ++x) t[x] = ue4m3_to_f32_half(uint8_t(x));
+    return t;
+}();
 
 }  // namespace gguftool::formats

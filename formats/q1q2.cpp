@@ -1,3 +1,9 @@
+// 1- and 2-bit formats with one f16 scale per block: q1_0 q2_0 (layouts in formats/SPEC.md).
+//
+// Compiled once per instruction set by Highway's foreach_target. The codes are read a
+// little-endian 32-bit word at a time, broadcast to every lane, and each lane picks out its own
+// bit (q1_0: d or -d) or bit pair (q2_0: (code - 1) * d, converted and multiplied as ggml does).
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "q1q2.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -5,16 +11,83 @@
 
 #include "common.hpp"
 #include "formats.hpp"
+#include "simd-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
+
+// q1_0, 18 bytes: f16 d, 16 bytes of bits. Element j is bit j % 8 of byte j / 8: d if set, else -d.
+template <bool kStream>
+void q1_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
+    const DF df;
+    const DI di;
+    const size_t n = hn::Lanes(df);
+    for (size_t b = 0; b < nblocks; ++b, in += 18, out += 128) {
+        const float d = load_f16_scale(in);
+        const VF pos = hn::Set(df, d);
+        const VF neg = hn::Set(df, -d);  // a sign flip, as ggml's `-d` (NaNs too)
+        for (size_t w = 0; w < 4; ++w) {
+            const VI word = hn::Set(di, int32_t(load_u32(in + 2 + 4 * w)));
+            for (size_t j = 0; j < 32; j += n) {
+                const auto set = hn::TestBit(word, hn::Load(di, kBitOfLane.data() + j));
+                store<kStream>(hn::IfThenElse(hn::RebindMask(df, set), pos, neg), out + 32 * w + j);
+            }
+        }
+    }
+}
+
+// q2_0, 18 bytes: f16 d, 16 bytes of 2-bit codes. Element j is bits 2*(j % 4).. of byte j / 4;
+// code c gives (c - 1) * d.
+template <bool kStream>
+void q2_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
+    const DI di;
+    const size_t n = hn::Lanes(di);
+    // Lane i of a 16-element group shifts its code down by 2*i.
+    alignas(64) static constexpr int32_t kShift[16] = {0,  2,  4,  6,  8,  10, 12, 14,
+                                                       16, 18, 20, 22, 24, 26, 28, 30};
+    const auto three = hn::Set(di, 3);
+    const auto one = hn::Set(di, 1);
+    for (size_t b = 0; b < nblocks; ++b, in += 18, out += 64) {
+        const VF d = hn::Set(DF(), load_f16_scale(in));
+        for (size_t w = 0; w < 4; ++w) {
+            // Shifting the signed word is fine: the mask keeps 2 bits below bit 31.
+            const VI word = hn::Set(di, int32_t(load_u32(in + 2 + 4 * w)));
+            for (size_t j = 0; j < 16; j += n) {
+                const VI code = hn::And(hn::Shr(word, hn::Load(di, kShift + j)), three);
+                store_scaled<kStream>(hn::Sub(code, one), d, out + 16 * w + j);
+            }
+        }
+    }
+}
+
+// Entry points: the kernels above, streaming large outputs (simd-inl.h).
+void decode_q1_0(const uint8_t *in, size_t nblocks, float *out) {
+    decode_blocks(q1_0_blocks<false>, q1_0_blocks<true>, 18, 128, in, nblocks, out);
+}
+void decode_q2_0(const uint8_t *in, size_t nblocks, float *out) {
+    decode_blocks(q2_0_blocks<false>, q2_0_blocks<true>, 18, 64, in, nblocks, out);
+}
+
 }  // namespace gguftool::formats::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace gguftool::formats {
 
-std::span<const Kernel> q1q2_kernels() { return {}; }
+HWY_EXPORT(decode_q1_0);
+HWY_EXPORT(decode_q2_0);
+
+static void q1_0(const uint8_t *in, size_t n, float *out) {
+    HWY_DYNAMIC_DISPATCH(decode_q1_0)(in, n, out);
+}
+static void q2_0(const uint8_t *in, size_t n, float *out) {
+    HWY_DYNAMIC_DISPATCH(decode_q2_0)(in, n, out);
+}
+
+std::span<const Kernel> q1q2_kernels() {
+    static constexpr Kernel kKernels[] = {{GgmlType::q1_0, q1_0}, {GgmlType::q2_0, q2_0}};
+    return kKernels;
+}
 
 }  // namespace gguftool::formats
 #endif  // HWY_ONCE

@@ -16,5 +16,6 @@ using Runner = std::function<int()>;
 Runner add_dump(CLI::App &app);
 Runner add_run(CLI::App &app);
 Runner add_to_onnx(CLI::App &app);
+Runner add_verify(CLI::App &app);
 
 }  // namespace gguftool::cli

@@ -26,6 +26,7 @@ int main(int argc, char **argv) {
     commands.push_back({"dump", add_dump(app)});
     commands.push_back({"run", add_run(app)});
     commands.push_back({"to-onnx", add_to_onnx(app)});
+    commands.push_back({"verify", add_verify(app)});
 
     try {
         app.parse(argc, argv);

@@ -12,14 +12,23 @@ namespace gguftool::quant {
 // Output element types, numbered as ONNX TensorProto.DataType.
 enum class OutputType : int32_t { float32 = 1, float16 = 10, float64 = 11, bfloat16 = 16 };
 
-size_t output_size(OutputType t);  // bytes per element
+size_t output_size(OutputType t);  // bytes per element; 0 for a value outside the enum
 
-// Decodes `elements` values of type `type` from `input` into `output` (which must hold
-// elements * output_size(out_type) bytes), using up to `threads` threads (0 = all cores).
-// Decoding arithmetic is FLOAT; FLOAT16/BFLOAT16 are produced from it by one round-to-nearest-even
-// conversion. Plain integer types convert exactly where the output can hold them. `input` must be
-// exactly row_bytes(type, elements) long; this is checked before anything is read.
-// Throws gguftool::Error on a removed type, a partial block or a wrong byte count.
+// Decodes `elements` values of type `type` from `input` into `output`, which must hold
+// elements * output_size(out_type) bytes and be aligned to output_size(out_type).
+//
+// Quantized types decode to FLOAT exactly as llama.cpp's dequantize_row_<type>; FLOAT16 and
+// BFLOAT16 are that FLOAT rounded once to nearest even (overflow gives infinity; a NaN keeps its
+// sign and top payload bits and comes out quiet); DOUBLE is that FLOAT widened exactly.
+// Plain types (f32 f16 bf16 f64 i8 i16 i32 i64) copy their bytes when the output is the same
+// format, else convert with one rounding to nearest even (exact where the output holds the value).
+//
+// `threads`: up to this many threads over contiguous block ranges (0 = all cores); small outputs
+// (under 256 KiB) are decoded on the calling thread. The result does not depend on it.
+//
+// `input` must be exactly row_bytes(type, elements) long; this is checked before anything is read.
+// Throws gguftool::Error on an unknown or removed type, a partial block, a wrong byte count, or a
+// format with no decoder.
 void decode(GgmlType type, std::span<const uint8_t> input, uint64_t elements, void *output,
             OutputType out_type, unsigned threads = 0);
 

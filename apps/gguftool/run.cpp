@@ -1,0 +1,221 @@
+// gguftool run: execute an ONNX graph (DequantizePacked, Unpack and the standard operators the
+// converter emits) and write, show, compare or time its outputs; or run ONNX node tests.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <set>
+
+#include "commands.hpp"
+#include "gguftool/runtime.hpp"
+#include "run_compare.hpp"
+
+namespace gguftool::cli {
+namespace run {
+
+namespace rt = gguftool::runtime;
+
+struct Options {
+    std::string model;
+    std::vector<std::string> inputs;  // NAME=FILE
+    std::string output_dir;
+    std::string backend = "cpu";
+    unsigned threads = 0;
+    std::string compare;
+    bool benchmark = false;
+    std::string test_dir;
+    bool exact = false;
+};
+
+int usage(const std::string &what) {
+    fmt::print(stderr, "gguftool run: {}\nRun with --help for more information.\n", what);
+    return kExitUsage;
+}
+
+int run_tests(const Options &opt) {
+    rt::RunOptions ro;
+    ro.backend = opt.backend;
+    ro.threads = opt.threads;
+    const std::vector<rt::NodeTestResult> results = rt::run_node_tests(opt.test_dir, opt.exact, ro);
+    size_t passed = 0;
+    for (const rt::NodeTestResult &r : results) {
+        if (r.passed) {
+            ++passed;
+            fmt::print("PASS {}\n", r.name);
+        } else {
+            fmt::print("FAIL {}: {}\n", r.name, r.message);
+        }
+    }
+    fmt::print("{} passed, {} failed\n", passed, results.size() - passed);
+    return passed == results.size() ? kExitOk : kExitInvalid;
+}
+
+// The file an output is written to: its name with path separators replaced.
+std::string output_file(const std::string &dir, const std::string &name) {
+    std::string safe = name;
+    for (char &c : safe)
+        if (c == '/' || c == '\\' || c == '\0') c = '_';
+    if (safe.empty() || safe == "." || safe == "..") safe = "_" + safe;
+    return (std::filesystem::path(dir) / (safe + ".npy")).string();
+}
+
+void print_summary(const std::string &name, const rt::Tensor &t) {
+    constexpr uint64_t kShown = 8;
+    std::string values;
+    const uint64_t n = std::min<uint64_t>(kShown, t.elements());
+    if (n > 0) {
+        // The first values through a small Cast: floats as float (double for double), integers
+        // as int64 (uint64 printed directly).
+        const rt::DataType as = t.dtype() == rt::DataType::float64 ? rt::DataType::float64
+                                : rt::is_floating(t.dtype())       ? rt::DataType::float32
+                                                                   : rt::DataType::int64;
+        const rt::Tensor part = rt::Tensor::copy_of(
+            t.dtype(), {int64_t(n)}, t.bytes().subspan(0, size_t(n * rt::dtype_size(t.dtype()))));
+        auto backend = rt::make_cpu_backend(1);
+        const rt::DeviceTensor x = backend->upload(part);
+        rt::DeviceTensor y = backend->allocate(as, {int64_t(n)});
+        backend->cast(x, y);
+        const rt::Tensor v = backend->download(y);
+        for (uint64_t i = 0; i < n; ++i) {
+            if (t.dtype() == rt::DataType::uint64)
+                values += fmt::format(" {}", t.data_as<uint64_t>()[i]);
+            else if (as == rt::DataType::float64)
+                values += fmt::format(" {}", v.data_as<double>()[i]);
+            else if (as == rt::DataType::float32)
+                values += fmt::format(" {}", v.data_as<float>()[i]);
+            else
+                values += fmt::format(" {}", v.data_as<int64_t>()[i]);
+        }
+        if (t.elements() > n) values += " ...";
+    }
+    fmt::print("{}  {} {}{}\n", name, rt::dtype_name(t.dtype()), rt::shape_string(t.shape()),
+               values);
+}
+
+void print_benchmark(const std::vector<rt::NodeProfile> &profile, double total_seconds) {
+    size_t width = 9;  // "all nodes"
+    for (const rt::NodeProfile &p : profile) width = std::max(width, p.node.size());
+    width = std::min<size_t>(width, 48);
+    fmt::print("\n{:<{}}  {:<20}  {:>10}  {:>12}  {:>8}\n", "node", width, "op", "time ms", "bytes",
+               "GB/s");
+    double node_seconds = 0;
+    uint64_t node_bytes = 0;
+    for (const rt::NodeProfile &p : profile) {
+        const uint64_t bytes = p.bytes_read + p.bytes_written;
+        node_seconds += p.seconds;
+        node_bytes += bytes;
+        const std::string rate =
+            bytes && p.seconds > 0 ? fmt::format("{:.2f}", bytes / p.seconds / 1e9) : "-";
+        fmt::print("{:<{}}  {:<20}  {:>10.3f}  {:>12}  {:>8}\n", p.node, width, p.op,
+                   p.seconds * 1e3, bytes, rate);
+    }
+    const std::string rate = node_bytes && node_seconds > 0
+                                 ? fmt::format("{:.2f}", node_bytes / node_seconds / 1e9)
+                                 : "-";
+    fmt::print("{:<{}}  {:<20}  {:>10.3f}  {:>12}  {:>8}\n", "all nodes", width, "",
+               node_seconds * 1e3, node_bytes, rate);
+    fmt::print("wall time (load excluded, output handling included): {:.3f} ms\n",
+               total_seconds * 1e3);
+}
+
+int run_model(const Options &opt) {
+    std::vector<std::pair<std::string, std::string>> input_files;  // NAME, FILE
+    for (const std::string &spec : opt.inputs) {
+        const size_t eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+            return usage(fmt::format("--input \"{}\" is not NAME=FILE", spec));
+        input_files.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    }
+    const rt::Model model = rt::Model::load(opt.model);
+
+    // Inputs: .npy or .pb. A bfloat16 input also accepts raw uint16 words.
+    rt::Inputs inputs;
+    for (const auto &[name, file] : input_files) {
+        rt::Tensor t = rt::read_tensor_file(file);
+        for (const rt::ValueInfo &v : model.inputs())
+            if (v.name == name && v.dtype == rt::DataType::bfloat16 &&
+                t.dtype() == rt::DataType::uint16)
+                t = rt::Tensor::view(rt::DataType::bfloat16, t.shape(), t.bytes(), t.owner());
+        if (!inputs.emplace(name, std::move(t)).second)
+            return usage(fmt::format("--input {} is given twice", name));
+    }
+
+    std::unique_ptr<gguf::Model> gguf;
+    if (!opt.compare.empty()) gguf = std::make_unique<gguf::Model>(gguf::Model::open(opt.compare));
+    if (!opt.output_dir.empty()) std::filesystem::create_directories(opt.output_dir);
+
+    rt::RunOptions ro;
+    ro.backend = opt.backend;
+    ro.threads = opt.threads;
+    ro.profile = opt.benchmark;
+    rt::Session session(model, ro);
+    CompareTally tally;
+    std::set<std::string> files;
+    const auto start = std::chrono::steady_clock::now();
+    session.run(inputs, [&](const std::string &name, const rt::Tensor &value) {
+        if (!opt.output_dir.empty()) {
+            const std::string file = output_file(opt.output_dir, name);
+            if (!files.insert(file).second)
+                throw Error(file, std::nullopt,
+                            fmt::format("two outputs map to this file (\"{}\")", name));
+            rt::write_npy(file, value);
+        }
+        if (gguf) compare_output(*gguf, name, value, opt.threads, tally);
+        if (opt.output_dir.empty() && !gguf) print_summary(name, value);
+        std::fflush(stdout);
+    });
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!opt.output_dir.empty())
+        fmt::print("wrote {} outputs to {}\n", files.size(), opt.output_dir);
+    if (gguf)
+        fmt::print("compare: {} match, {} differ, {} not compared\n", tally.matched,
+                   tally.differing, tally.not_compared);
+    if (opt.benchmark) print_benchmark(session.profile(), seconds);
+    return tally.differing ? kExitInvalid : kExitOk;
+}
+
+int run(const Options &opt) {
+    if (!opt.test_dir.empty()) {
+        if (!opt.model.empty()) return usage("give MODEL or --test-dir, not both");
+        if (!opt.inputs.empty() || !opt.output_dir.empty() || !opt.compare.empty() || opt.benchmark)
+            return usage(
+                "--input, --output-dir, --compare and --benchmark do not apply to --test-dir");
+        return run_tests(opt);
+    }
+    if (opt.model.empty()) return usage("MODEL (or --test-dir DIR) is required");
+    if (opt.exact) return usage("--exact applies to --test-dir only");
+    return run_model(opt);
+}
+
+}  // namespace run
+
+Runner add_run(CLI::App &app) {
+    auto opt = std::make_shared<run::Options>();
+    auto *cmd = app.add_subcommand("run", "Execute an ONNX model's graph, or run ONNX node tests");
+    cmd->add_option("MODEL", opt->model, "ONNX model (external data is read beside it)");
+    cmd->add_option("--input", opt->inputs,
+                    "Bind graph input NAME to a .npy or .pb file (repeatable)")
+        ->type_name("NAME=FILE")
+        ->allow_extra_args(false);
+    cmd->add_option("--output-dir", opt->output_dir, "Write every graph output as DIR/<name>.npy")
+        ->type_name("DIR");
+    cmd->add_option("--backend", opt->backend, "Execution backend")
+        ->check(CLI::IsMember(runtime::backend_names()))
+        ->capture_default_str();
+    cmd->add_option("--threads", opt->threads, "Threads (0 = all cores)")
+        ->check(CLI::NonNegativeNumber)
+        ->type_name("N");
+    cmd->add_option("--compare", opt->compare,
+                    "Check each output against the GGUF tensor of the same name, bit for bit")
+        ->type_name("MODEL.gguf");
+    cmd->add_flag("--benchmark", opt->benchmark, "Report the time and GB/s of each node");
+    cmd->add_option("--test-dir", opt->test_dir,
+                    "Run ONNX backend node tests: one test directory or a folder of them")
+        ->type_name("DIR");
+    cmd->add_flag("--exact", opt->exact, "With --test-dir: compare floats bit for bit");
+    return [opt] { return run::run(*opt); };
+}
+
+}  // namespace gguftool::cli

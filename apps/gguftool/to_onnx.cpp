@@ -1,0 +1,136 @@
+// gguftool to-onnx: a GGUF model as an ONNX graph (library: gguftool/onnx_export.hpp).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "commands.hpp"
+#include "gguftool/gguf.hpp"
+#include "gguftool/onnx_export.hpp"
+
+namespace gguftool::cli {
+namespace {
+
+struct Options {
+    std::string file;
+    std::string output;
+    std::string mode = "packed";
+    std::string output_dtype = "float";
+    std::vector<std::string> tensor_globs;
+    bool external_data = false;
+    std::optional<uint64_t> max_array;
+    unsigned threads = 0;
+    bool quiet = false;
+};
+
+std::string human_bytes(double bytes) {
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    for (; bytes >= 1024 && u < 4; ++u) bytes /= 1024;
+    return u == 0 ? fmt::format("{:.0f} {}", bytes, units[u])
+                  : fmt::format("{:.2f} {}", bytes, units[u]);
+}
+
+// A one-line progress bar on stderr, redrawn at most ten times a second.
+class ProgressBar {
+public:
+    void update(uint64_t done, uint64_t total) {
+        const auto now = Clock::now();
+        if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
+        last_ = now;
+        const double seconds = std::chrono::duration<double>(now - start_).count();
+        const double rate = seconds > 0 ? done / seconds : 0;
+        const double fraction = total ? double(done) / double(total) : 1.0;
+        constexpr int kWidth = 30;
+        const int filled = static_cast<int>(fraction * kWidth);
+        std::string left = "--:--";
+        if (rate > 0) {
+            const auto s = static_cast<uint64_t>((total - done) / rate);
+            left = fmt::format("{}:{:02}", s / 60, s % 60);
+        }
+        fmt::print(stderr, "\r[{}{}] {:3.0f}%  {} / {}  {}/s  {} left ", std::string(filled, '#'),
+                   std::string(kWidth - filled, '.'), fraction * 100, human_bytes(done),
+                   human_bytes(total), human_bytes(rate), left);
+        drawn_ = true;
+    }
+    void finish() {
+        if (drawn_) fmt::print(stderr, "\n");
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point start_ = Clock::now();
+    Clock::time_point last_{};
+    bool drawn_ = false;
+};
+
+int run(const Options &opt) {
+    onnx_export::Options o;
+    o.mode = *onnx_export::mode_from_name(opt.mode);  // CLI11 checked the names
+    o.output_type = *onnx_export::output_type_from_name(opt.output_dtype);
+    o.tensor_globs = opt.tensor_globs;
+    o.external_data = opt.external_data;
+    o.max_array = opt.max_array;
+    o.threads = opt.threads;
+    std::unique_ptr<ProgressBar> bar;
+    if (!opt.quiet && ::isatty(STDERR_FILENO)) {
+        bar = std::make_unique<ProgressBar>();
+        o.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
+    }
+
+    const gguf::Model model = gguf::Model::open(opt.file);
+    onnx_export::Result r;
+    try {
+        r = onnx_export::export_model(model, opt.output, o);
+    } catch (...) {
+        if (bar) bar->finish();
+        throw;
+    }
+    if (bar) bar->finish();
+    if (opt.quiet) return kExitOk;
+    for (const std::string &note : r.notes) fmt::print(stderr, "gguftool: note: {}\n", note);
+    std::string forms;
+    if (r.unpacked) forms += fmt::format(", {} as Unpack", r.unpacked);
+    if (r.packed) forms += fmt::format(", {} as DequantizePacked", r.packed);
+    fmt::print("{}: {} tensors ({} mode{}), {} of tensor data", r.model_path, r.tensors, opt.mode,
+               forms, human_bytes(double(r.tensor_bytes)));
+    if (!r.data_path.empty())
+        fmt::print(" in {}", std::filesystem::path(r.data_path).filename().string());
+    fmt::print("\n");
+    return kExitOk;
+}
+
+}  // namespace
+
+Runner add_to_onnx(CLI::App &app) {
+    auto opt = std::make_shared<Options>();
+    auto *cmd = app.add_subcommand("to-onnx", "Convert a GGUF model to an ONNX model (opset 29)");
+    cmd->add_option("FILE", opt->file, "GGUF file (any shard of a split model)")->required();
+    cmd->add_option("OUTPUT", opt->output, "ONNX file to write")->required();
+    cmd->add_option("--mode", opt->mode,
+                    "packed: DequantizePacked per quantized tensor; unpack: Unpack and standard "
+                    "operators where the format allows; dequantized: decoded weights")
+        ->check(CLI::IsMember({"packed", "unpack", "dequantized"}))
+        ->capture_default_str();
+    cmd->add_option("--output-dtype", opt->output_dtype, "Type of the decoded tensors")
+        ->check(CLI::IsMember({"float", "float16", "bfloat16", "double"}))
+        ->capture_default_str();
+    cmd->add_option("--tensor", opt->tensor_globs,
+                    "Only tensors whose name matches GLOB (repeatable)")
+        ->type_name("GLOB")
+        ->allow_extra_args(false);
+    cmd->add_flag("--external-data", opt->external_data,
+                  "Put tensor data in OUTPUT.data even when the model is under 2 GB");
+    cmd->add_option("--max-array", opt->max_array, "Keep at most N elements of each metadata array")
+        ->type_name("N");
+    cmd->add_option("--threads", opt->threads,
+                    "Decoding threads for --mode dequantized (0: all cores)")
+        ->type_name("N");
+    cmd->add_flag("-q,--quiet", opt->quiet, "No progress bar, summary or notes");
+    return [opt] { return run(*opt); };
+}
+
+}  // namespace gguftool::cli

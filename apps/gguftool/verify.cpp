@@ -1,0 +1,255 @@
+// gguftool verify: our decoding of every tensor against llama.cpp's, bit for bit
+// (library: gguftool/verify.hpp).
+//
+// Exit codes (differ from the other commands): 0 every compared tensor matches, 1 a mismatch,
+// 2 a usage or file error (invalid GGUF, llama.cpp's library not loadable, a reference file
+// missing or unusable, an ONNX model that cannot be loaded or run).
+#include "gguftool/verify.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "commands.hpp"
+#include "gguftool/quant.hpp"
+#include "output.hpp"
+
+namespace gguftool::cli {
+namespace {
+
+namespace vf = gguftool::verify;
+
+constexpr size_t kNameColumnMax = 48;  // longer names push their line out instead of the column
+
+struct Options {
+    std::string file;
+    std::string ggml_lib;
+    std::vector<std::string> tensor_globs;
+    bool json = false;
+    unsigned threads = 0;
+    std::string reference_dir;
+    std::string onnx_model;
+};
+
+// A one-line progress bar on stderr, redrawn at most ten times a second; cleared before a table
+// row is printed (stdout and stderr may be the same terminal) and drawn again after.
+class ProgressBar {
+public:
+    void update(uint64_t done, uint64_t total) {
+        done_ = done, total_ = total;
+        const auto now = Clock::now();
+        if (now - last_ < std::chrono::milliseconds(100)) return;
+        last_ = now;
+        draw();
+    }
+    void tensor_done() { ++tensors_; }
+    void clear() {
+        if (drawn_) fmt::print(stderr, "\r\033[K");
+        drawn_ = false;
+    }
+    void draw() {
+        constexpr int kWidth = 30;
+        const double fraction = total_ ? double(done_) / double(total_) : 0.0;
+        const int filled = static_cast<int>(fraction * kWidth);
+        fmt::print(stderr, "\r[{}{}] {:3.0f}%  {} tensors verified ", std::string(filled, '#'),
+                   std::string(kWidth - filled, '.'), fraction * 100, tensors_);
+        std::fflush(stderr);
+        drawn_ = true;
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point last_{};
+    uint64_t done_ = 0, total_ = 0, tensors_ = 0;
+    bool drawn_ = false;
+};
+
+std::string abs_diff_text(const vf::Diff &d) {
+    if (std::isnan(d.max_abs_diff)) return "nan";
+    if (std::isinf(d.max_abs_diff)) return "inf";
+    return fmt::format("{:.6g}", d.max_abs_diff);
+}
+
+std::string ulp_text(const vf::Diff &d) {
+    return d.max_ulp == vf::kUlpNaN ? "nan" : std::to_string(d.max_ulp);
+}
+
+class TextTable {
+public:
+    TextTable(size_t name_width, const Style &st) : w_(name_width), st_(st) {}
+
+    void header() const {
+        fmt::print("{}{:<{}}  {:<8}  {:>10}  {:>10}  {:>12}  {:>10}  status{}\n", st_.dim, "name",
+                   w_, "type", "elements", "mismatches", "max abs diff", "max ULP", st_.reset);
+    }
+
+    void row(const vf::TensorResult &r) const {
+        std::string mismatches = "-", diff = "-", ulp = "-", status;
+        switch (r.status) {
+            case vf::Status::match:
+                mismatches = "0", diff = "0", ulp = "0";
+                status = "match";
+                if (!r.note.empty()) status += fmt::format(" ({})", r.note);
+                break;
+            case vf::Status::mismatch:
+                mismatches = std::to_string(r.diff.mismatches);
+                if (r.diff.elements) diff = abs_diff_text(r.diff), ulp = ulp_text(r.diff);
+                status = fmt::format("{}MISMATCH{}", st_.bold, st_.reset);
+                if (r.diff.first_mismatch)
+                    status += fmt::format(" (first at element {})", *r.diff.first_mismatch);
+                if (!r.note.empty()) status += ": " + r.note;
+                break;
+            case vf::Status::not_compared:
+                status = "not compared: " + r.note;
+                break;
+        }
+        fmt::print("{:<{}}  {:<8}  {:>10}  {:>10}  {:>12}  {:>10}  {}\n", r.name, w_, r.type,
+                   r.elements, mismatches, diff, ulp, status);
+    }
+
+private:
+    size_t w_;
+    Style st_;
+};
+
+nlohmann::ordered_json number_or_null(double v) {
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json to_json(const vf::Report &report) {
+    using nlohmann::ordered_json;
+    ordered_json tensors = ordered_json::array();
+    for (const vf::TensorResult &r : report.tensors) {
+        const bool compared = r.status != vf::Status::not_compared;
+        const bool values = compared && (r.status == vf::Status::match || r.diff.elements);
+        ordered_json j;
+        j["name"] = r.name;
+        j["type"] = r.type;
+        j["elements"] = r.elements;
+        j["mismatches"] = compared ? ordered_json(r.diff.mismatches) : ordered_json(nullptr);
+        j["max_abs_diff"] = values ? number_or_null(r.diff.max_abs_diff) : nullptr;
+        j["max_ulp"] = values && r.diff.max_ulp != vf::kUlpNaN ? ordered_json(r.diff.max_ulp)
+                                                               : ordered_json(nullptr);
+        j["status"] = vf::status_name(r.status);
+        j["first_mismatch"] =
+            r.diff.first_mismatch ? ordered_json(*r.diff.first_mismatch) : ordered_json(nullptr);
+        j["note"] = r.note;
+        tensors.push_back(std::move(j));
+    }
+    ordered_json doc;
+    doc["tensors"] = std::move(tensors);
+    doc["matched"] = report.matched;
+    doc["mismatched"] = report.mismatched;
+    doc["not_compared"] = report.not_compared;
+    doc["decoding"] = report.decoding;
+    doc["reference"] = report.reference;
+    return doc;
+}
+
+int run(const Options &opt) {
+    const Style st = style_for(stdout);
+    const gguf::Model model = gguf::Model::open(opt.file);
+
+    vf::Options o;
+    o.tensor_globs = opt.tensor_globs;
+    o.threads = opt.threads;
+    o.ggml_lib = opt.ggml_lib;
+    o.reference_dir = opt.reference_dir;
+    o.onnx_model = opt.onnx_model;
+
+    std::unique_ptr<ProgressBar> bar;
+    if (::isatty(STDERR_FILENO)) {
+        bar = std::make_unique<ProgressBar>();
+        o.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
+    }
+    size_t name_width = 4;
+    for (const gguf::TensorInfo &t : model.tensors())
+        name_width = std::max(name_width, std::min(t.name.size(), kNameColumnMax));
+    TextTable table(name_width, st);
+    bool header_printed = false;
+    if (!opt.json) {
+        o.on_result = [&](const vf::TensorResult &r) {
+            if (bar) bar->clear(), bar->tensor_done();
+            if (!header_printed) table.header(), header_printed = true;
+            table.row(r);
+            std::fflush(stdout);
+            if (bar) bar->draw();
+        };
+    } else if (bar) {
+        o.on_result = [&](const vf::TensorResult &) { bar->tensor_done(); };
+    }
+
+    vf::Report report;
+    try {
+        report = vf::verify(model, o);
+    } catch (...) {
+        if (bar) bar->clear();
+        throw;
+    }
+    if (bar) bar->clear();
+
+    if (opt.json) {
+        fmt::print("{}\n", to_json(report).dump(2));
+    } else {
+        uint64_t elements = 0;
+        for (const vf::TensorResult &r : report.tensors) elements += r.elements;
+        const size_t n = report.tensors.size();
+        fmt::print("\n{}{} tensor{}: {} match, {} mismatch, {} not compared{} ({} elements)\n",
+                   st.bold, n, n == 1 ? "" : "s", report.matched, report.mismatched,
+                   report.not_compared, st.reset, elements);
+        fmt::print("decoded by {} ({} SIMD, {} threads)\n", report.decoding, quant::active_target(),
+                   opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency()));
+        fmt::print("compared with {}\n", report.reference);
+    }
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::perror("gguftool: writing output");
+        return kExitUsage;
+    }
+    return report.mismatched ? kExitInvalid : kExitOk;
+}
+
+}  // namespace
+
+Runner add_verify(CLI::App &app) {
+    auto opt = std::make_shared<Options>();
+    auto *cmd = app.add_subcommand(
+        "verify", "Compare gguftool's decoding of every tensor with llama.cpp's, bit for bit");
+    cmd->add_option("MODEL", opt->file, "GGUF file (any shard of a split model)")->required();
+    auto *lib = cmd->add_option("--ggml-lib", opt->ggml_lib,
+                                "llama.cpp's libggml-base.so (default: $GGUFTOOL_GGML_LIB, the "
+                                "set-up's copy, then the system library path)")
+                    ->type_name("PATH");
+    cmd->add_option("--tensor", opt->tensor_globs,
+                    "Only tensors whose name matches GLOB (repeatable)")
+        ->type_name("GLOB")
+        ->allow_extra_args(false);
+    cmd->add_flag("--json", opt->json, "Write one JSON document instead of the table");
+    cmd->add_option("--threads", opt->threads, "Threads (0 = all cores)")
+        ->check(CLI::NonNegativeNumber)
+        ->type_name("N");
+    auto *ref = cmd->add_option("--reference", opt->reference_dir,
+                                "Compare with DIR/<tensor name>.npy instead of llama.cpp")
+                    ->type_name("DIR");
+    cmd->add_option("--onnx", opt->onnx_model,
+                    "Compare the outputs of this converted model, run by the executor, instead "
+                    "of the decoder's")
+        ->type_name("MODEL.onnx");
+    lib->excludes(ref);
+    return [opt] {
+        // verify's own exit codes: file errors are 2 here (1 means a mismatch).
+        try {
+            return run(*opt);
+        } catch (const std::exception &e) {
+            fmt::print(stderr, "gguftool: {}\n", e.what());
+            return kExitUsage;
+        }
+    };
+}
+
+}  // namespace gguftool::cli

@@ -1,0 +1,265 @@
+// Side-by-side dequantization benchmark: for every quantized format, a tensor decoding to 64 MiB of
+// FLOAT is decoded by us on one thread and on all threads, and by llama.cpp's dequantize_row_<type>
+// (one thread, as it is written), on the same buffers in the same run; memset of the output buffer
+// gives a store-bandwidth ceiling. Reports GB/s of output (median of the repetitions).
+//
+//   bench_dequant [--json] [--format NAME] [--target NAME] [--reps N] [--mib N]
+#include <fmt/format.h>
+#include <hwy/aligned_allocator.h>
+#include <hwy/targets.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gguftool/quant.hpp"
+#include "gguftool/reference.hpp"
+#include "gguftool/types.hpp"
+
+namespace {
+
+using namespace gguftool;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    bool json = false;
+    std::optional<GgmlType> format;
+    std::string target;
+    int reps = 7;
+    size_t mib = 64;
+};
+
+struct Row {
+    std::string name;
+    double ours1 = 0, oursN = 0, memset = 0;
+    std::optional<double> llama;  // no llama.cpp decoder for q8_1
+    std::optional<bool> matches;  // our output equals llama.cpp's, bit for bit (NaN = NaN)
+};
+
+[[noreturn]] void usage(const std::string &why) {
+    std::fprintf(stderr,
+                 "bench_dequant: %s\nusage: bench_dequant [--json] [--format NAME] [--target NAME] "
+                 "[--reps N] [--mib N]\n",
+                 why.c_str());
+    std::exit(2);
+}
+
+Options parse(int argc, char **argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) usage(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--json")
+            o.json = true;
+        else if (a == "--format") {
+            const std::string name = value();
+            o.format = type_from_name(name);
+            if (!o.format || !traits(*o.format).quantized)
+                usage("unknown quantized format " + name);
+        } else if (a == "--target")
+            o.target = value();
+        else if (a == "--reps")
+            o.reps = std::max(1, std::stoi(value()));
+        else if (a == "--mib")
+            o.mib = std::max(1, std::stoi(value()));
+        else
+            usage("unknown option " + a);
+    }
+    return o;
+}
+
+void force_target(const std::string &name) {
+    for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
+        std::string tn = hwy::TargetName(t);
+        if (strcasecmp(tn.c_str(), name.c_str()) == 0) {
+            hwy::SetSupportedTargetsForTest(t);
+            return;
+        }
+    }
+    std::string have;
+    for (int64_t t : hwy::SupportedAndGeneratedTargets())
+        have += std::string(" ") + hwy::TargetName(t);
+    usage("target " + name + " is not available here (have:" + have + ")");
+}
+
+// A source of real quantized data: normally distributed weights quantized by llama.cpp (with an
+// importance matrix where it needs one), 1024 blocks, tiled to the full size.
+std::vector<uint8_t> make_input(const reference::Ggml &g, GgmlType t, size_t blocks) {
+    const TypeTraits &tt = traits(t);
+    const uint32_t id = static_cast<uint32_t>(t);
+    const size_t src_blocks = std::min<size_t>(1024, blocks);
+    const size_t per_row = 4096;  // multiple of every block size
+    const size_t n = std::max(per_row, src_blocks * tt.block_size / per_row * per_row);
+    std::mt19937 rng(42);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> values(n);
+    for (float &v : values) v = normal(rng);
+    std::vector<float> imatrix(per_row);
+    std::uniform_real_distribution<float> weight(0.1f, 10.0f);
+    for (float &w : imatrix) w = weight(rng);
+    std::vector<uint8_t> src(*row_bytes(t, n));
+    if (t == GgmlType::q8_k || t == GgmlType::q8_1) {
+        g.quantize_row_ref[id](values.data(), src.data(), int64_t(n));
+    } else {
+        g.quantize_init(int(id));
+        const bool needs = g.quantize_requires_imatrix(int(id));
+        g.quantize_chunk(int(id), values.data(), src.data(), 0, int64_t(n / per_row),
+                         int64_t(per_row), needs ? imatrix.data() : nullptr);
+    }
+    std::vector<uint8_t> in(blocks * tt.type_size);
+    for (size_t off = 0; off < in.size(); off += src.size())
+        std::memcpy(in.data() + off, src.data(), std::min(src.size(), in.size() - off));
+    return in;
+}
+
+template <class F>
+double seconds(F &&f) {
+    const auto t0 = Clock::now();
+    f();
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+bool same_bits(const float *a, const float *b, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (std::memcmp(a + i, b + i, 4) != 0 && !(std::isnan(a[i]) && std::isnan(b[i])))
+            return false;
+    return true;
+}
+
+Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
+    const TypeTraits &tt = traits(t);
+    const size_t elements = o.mib * (size_t(1) << 20) / 4 / tt.block_size * tt.block_size;
+    const size_t out_bytes = elements * 4;
+    const std::vector<uint8_t> in = make_input(g, t, elements / tt.block_size);
+    auto out = hwy::AllocateAligned<float>(elements);
+    auto check = hwy::AllocateAligned<float>(elements);
+    const auto llama = g.dequantize_row[static_cast<uint32_t>(t)];
+
+    Row r;
+    r.name = tt.name;
+    auto ours = [&](unsigned threads) { quant::decode_f32(t, in, elements, out.get(), threads); };
+    auto theirs = [&] { llama(in.data(), out.get(), int64_t(elements)); };
+    auto fill = [&] { std::memset(out.get(), 0, out_bytes); };
+
+    // Warm-up (pages faulted in, thread pool started) and a bit-exactness check on this buffer.
+    fill();
+    ours(0);
+    ours(1);
+    if (llama) {
+        llama(in.data(), check.get(), int64_t(elements));
+        r.matches = same_bits(out.get(), check.get(), elements);
+    }
+
+    std::vector<double> t1, tn, tl, tm;
+    for (int i = 0; i < o.reps; ++i) {  // interleaved, so all four see the same machine state
+        t1.push_back(seconds([&] { ours(1); }));
+        tn.push_back(seconds([&] { ours(0); }));
+        if (llama) tl.push_back(seconds(theirs));
+        tm.push_back(seconds(fill));
+    }
+    const double gb = double(out_bytes) / 1e9;
+    r.ours1 = gb / median(t1);
+    r.oursN = gb / median(tn);
+    if (llama) r.llama = gb / median(tl);
+    r.memset = gb / median(tm);
+    return r;
+}
+
+double geomean(const std::vector<double> &v) {
+    double s = 0;
+    for (double x : v) s += std::log(x);
+    return v.empty() ? 0 : std::exp(s / double(v.size()));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    const Options o = parse(argc, argv);
+    auto g = reference::ggml();
+    if (!g) {
+        std::fprintf(stderr,
+                     "bench_dequant: llama.cpp's libggml-base.so did not load (run npm ci)\n");
+        return 1;
+    }
+    if (!o.target.empty()) force_target(o.target);
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+
+    std::vector<GgmlType> types;
+    for (uint32_t id = 0; id < kGgmlTypeCount; ++id)
+        if (type_traits(id)->quantized && (!o.format || *o.format == GgmlType(id)))
+            types.push_back(GgmlType(id));
+
+    std::vector<Row> rows;
+    std::vector<double> vs_llama, scaling;
+    for (GgmlType t : types) {
+        try {
+            rows.push_back(run(*g, t, o));
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "bench_dequant: %s: %s\n", type_name(t), e.what());
+            continue;
+        }
+        const Row &r = rows.back();
+        if (r.llama) vs_llama.push_back(r.ours1 / *r.llama);
+        scaling.push_back(r.oursN / r.ours1);
+        if (!o.json) std::fprintf(stderr, "%s done\n", r.name.c_str());
+    }
+
+    if (o.json) {
+        nlohmann::json j;
+        j["target"] = quant::active_target();
+        j["threads"] = threads;
+        j["output_mib"] = o.mib;
+        j["repetitions"] = o.reps;
+        j["unit"] = "GB/s of FLOAT output (1e9 bytes), median";
+        for (const Row &r : rows) {
+            nlohmann::json x = {{"format", r.name},
+                                {"ours_1_thread", r.ours1},
+                                {"ours_all_threads", r.oursN},
+                                {"memset", r.memset},
+                                {"all_over_1", r.oursN / r.ours1},
+                                {"matches_llama",
+                                 r.matches ? nlohmann::json(*r.matches) : nlohmann::json(nullptr)}};
+            x["llama"] = r.llama ? nlohmann::json(*r.llama) : nlohmann::json(nullptr);
+            x["ours_1_over_llama"] =
+                r.llama ? nlohmann::json(r.ours1 / *r.llama) : nlohmann::json(nullptr);
+            j["formats"].push_back(x);
+        }
+        j["geomean_ours_1_over_llama"] =
+            vs_llama.empty() ? nlohmann::json(nullptr) : nlohmann::json(geomean(vs_llama));
+        j["geomean_all_over_1"] = geomean(scaling);
+        std::printf("%s\n", j.dump(2).c_str());
+        return 0;
+    }
+
+    std::printf(
+        "dequantization, GB/s of FLOAT output (%zu MiB, median of %d), target %s, %u threads\n\n",
+        o.mib, o.reps, quant::active_target(), threads);
+    std::printf("%-8s %10s %10s %10s %11s %11s %10s\n", "format", "ours 1T", "ours allT",
+                "llama 1T", "ours/llama", "allT/1T", "memset");
+    for (const Row &r : rows) {
+        const std::string llama = r.llama ? fmt::format("{:.2f}", *r.llama) : "-";
+        const std::string ratio = r.llama ? fmt::format("{:.2f}x", r.ours1 / *r.llama) : "-";
+        std::printf("%-8s %10.2f %10.2f %10s %11s %10.2fx %10.2f%s\n", r.name.c_str(), r.ours1,
+                    r.oursN, llama.c_str(), ratio.c_str(), r.oursN / r.ours1, r.memset,
+                    r.matches.value_or(true) ? "" : "  MISMATCH vs llama.cpp");
+    }
+    const std::string vs = vs_llama.empty() ? "-" : fmt::format("{:.2f}x", geomean(vs_llama));
+    std::printf("\ngeomean ours 1T / llama: %s   geomean allT / 1T: %.2fx\n", vs.c_str(),
+                geomean(scaling));
+    return 0;
+}

@@ -1,0 +1,136 @@
+// Internal to lib/onnx: what the exporter builds before writing anything.
+//
+// A Plan is the graph without the tensor bytes (nodes, outputs, small constants) plus, for each
+// initializer that holds tensor data, a Payload: its name, type, dims, size and a function that
+// produces its bytes in order. The writers (model_writer.cpp) stream payloads into the .onnx or
+// the external data file; nothing ever holds all of them.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "gguftool/gguf.hpp"
+#include "gguftool/quant.hpp"
+
+namespace gguftool::onnx_export::detail {
+
+// Where payload bytes go. write() throws gguftool::Error on failure.
+class Sink {
+public:
+    virtual void write(const uint8_t *data, size_t size) = 0;
+
+protected:
+    ~Sink() = default;
+};
+
+struct Payload {
+    std::string name;
+    int32_t data_type;  // ONNX TensorProto.DataType
+    std::vector<int64_t> dims;
+    uint64_t bytes;
+    std::function<void(Sink &)> write;  // writes exactly `bytes` bytes
+};
+
+struct Plan {
+    onnx::GraphProto graph;  // nodes, outputs and small constant initializers (data inline)
+    std::vector<Payload> payloads;
+    size_t unpacked = 0;  // tensors in Unpack form
+    size_t packed = 0;    // tensors decoded by DequantizePacked
+};
+
+// Bytes a payload producer handles at a time: bounds memory and paces the progress callback.
+inline constexpr size_t kChunkBytes = size_t{8} << 20;
+
+// Adds nodes, constants and outputs to a Plan under names that never collide: a wanted name
+// already in use (a GGUF tensor name, another generated name) gets "_2", "_3"... appended.
+class GraphBuilder {
+public:
+    GraphBuilder(Plan &plan, const std::vector<const gguf::TensorInfo *> &tensors);
+
+    Plan &plan() { return plan_; }
+
+    // A fresh value name based on `wanted`.
+    std::string name(std::string wanted);
+
+    // Appends a node; returns it for attributes. Its name is `<owner>:<op>` made unique.
+    onnx::NodeProto &node(std::string_view owner, const char *op,
+                          std::initializer_list<std::string> inputs,
+                          std::initializer_list<std::string> outputs);
+
+    // Shared constant initializers, created on first use (data inline in the graph) and named
+    // after their value: gguftool:int64_32, gguftool:shape_2x512 (label "shape"),
+    // gguftool:float_8, gguftool:<key>.
+    std::string int64_scalar(int64_t v);
+    std::string int64_vector(std::string_view label, const std::vector<int64_t> &v);
+    std::string float_scalar(float v);
+    std::string float_table(std::string_view key, const std::vector<float> &values);
+
+    // A payload initializer named after `wanted`; returns its name.
+    std::string payload(std::string wanted, int32_t data_type, std::vector<int64_t> dims,
+                        uint64_t bytes, std::function<void(Sink &)> write);
+
+    // Declares graph output `name` (a GGUF tensor name) of the given type and dims.
+    void output(std::string_view name, int32_t data_type, const std::vector<int64_t> &dims);
+
+private:
+    Plan &plan_;
+    std::unordered_set<std::string> values_;
+    std::unordered_set<std::string> nodes_;
+    std::map<std::string, std::string> constants_;  // key -> value name
+};
+
+// Node attributes.
+void set_attribute(onnx::NodeProto &n, const char *name, int64_t v);
+void set_attribute(onnx::NodeProto &n, const char *name, const std::string &v);
+void set_attribute(onnx::NodeProto &n, const char *name, const std::vector<int64_t> &v);
+
+// The GGUF dims in ONNX order (ne[n_dims-1], ..., ne[0]).
+std::vector<int64_t> onnx_dims(const gguf::TensorInfo &t);
+
+// Streaming from the read-only input mapping (input_stream.cpp). After each chunk its pages are
+// released from this process (madvise): the mapping stays valid, but resident memory does not
+// grow with the model size. The pages stay in the page cache.
+
+// Asks the kernel to map `mapping` (a whole shard) with small pages and to read ahead. Pages of
+// the page cache held in large folios would otherwise be mapped 2 MiB at a time, mapping back in
+// part of a chunk already released whenever the next chunk is touched.
+void prepare_input(std::span<const uint8_t> mapping);
+
+// Writes `bytes` to `sink` unchanged.
+void copy_input(Sink &sink, std::span<const uint8_t> bytes);
+
+// Turns each `in_block`-byte block of `bytes` into `out_block` bytes:
+// transform(in, nblocks, out) fills nblocks * out_block bytes at out.
+using BlockTransform = std::function<void(const uint8_t *in, size_t nblocks, uint8_t *out)>;
+void transform_blocks(Sink &sink, std::span<const uint8_t> bytes, size_t in_block, size_t out_block,
+                      const BlockTransform &transform);
+
+// Emitters, one per form (plain_tensor.cpp, packed_mode.cpp, unpack_mode.cpp,
+// dequantized_mode.cpp). Each adds the initializers, nodes and graph output for one tensor.
+// `swap_bytes`: the file is big-endian (plain values are byte-swapped; quantized data refused).
+void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, bool swap_bytes);
+void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out);
+// False when the format has no Unpack form (the caller falls back to emit_packed).
+bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out);
+void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out,
+                      unsigned threads);
+
+// GGUF metadata (and the source file's name and GGUF version) into model.metadata_props.
+// Returns notes about arrays cut to `max_array` elements.
+std::vector<std::string> add_metadata_props(onnx::ModelProto &model, const gguf::Model &gguf,
+                                            std::optional<uint64_t> max_array);
+
+// ONNX element type of a plain GGML type (f32 f16 bf16 f64 i8 i16 i32 i64), or 0.
+int32_t plain_data_type(GgmlType t);
+
+}  // namespace gguftool::onnx_export::detail

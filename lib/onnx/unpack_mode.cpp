@@ -1,0 +1,238 @@
+// Unpack mode: the bit-field formats with one scale per block, split into initializers and decoded
+// by Unpack and standard operators, in exactly ggml's arithmetic order (dequantize_row_* in
+// ggml/src/ggml-quants.c), so the FLOAT outputs equal packed mode's bit for bit:
+//
+//   codes   [blocks, B*bits/8] UINT8, repacked so that Unpack yields them in element order
+//   scales  [blocks] FLOAT16 (the block's d, copied), or UINT8 E8M0 exponents for mxfp4
+//   offsets [blocks] FLOAT16 (the block's m; q4_1 and q5_1)
+//
+//   Unpack(codes, B) -> Cast FLOAT -> Sub bias        (integer codes: q4_0 q5_0 q8_0 q2_0 tq2_0)
+//                    -> Cast INT64 -> Gather table    (code books: q1_0 iq4_nl mxfp4)
+//   * Unsqueeze(Cast(scales) | Gather(e8m0 table, scales), [1])   one rounding, as ggml's x*d
+//   + Unsqueeze(Cast(offsets), [1])                   a second rounding, as ggml's x*d + m
+//   -> Reshape to the tensor's shape (-> Cast to the output type)
+//
+// The integer steps are exact in FLOAT (codes below 2^8, biases and code book entries small
+// integers; the scale tables hold exact powers of two), so the only roundings are ggml's own.
+// One difference no standard operator can avoid: for q1_0 ggml negates d (flipping the sign bit
+// even of a NaN), where -1 * d keeps a NaN's sign. Only a NaN scale shows it.
+#include <fmt/format.h>
+
+#include <array>
+#include <vector>
+
+#include "codebooks/iq4_values.hpp"
+#include "common.hpp"
+#include "e2m1_table.hpp"
+#include "gguftool/onnx_schemas.hpp"
+#include "plan.hpp"
+
+namespace gguftool::onnx_export::detail {
+namespace {
+
+// The 4-bit code of element e of a 32-element block whose nibbles are at qs: elements 0..15 are
+// the low nibbles of qs[0..15], elements 16..31 the high ones (q4_0 q4_1 iq4_nl mxfp4).
+inline unsigned nibble(const uint8_t *qs, unsigned e) {
+    return e < 16 ? qs[e] & 0x0F : qs[e - 16] >> 4;
+}
+
+// q5_0 / q5_1: the nibble plus bit e of the 32-bit qh as the fifth bit.
+inline unsigned five_bits(const uint8_t *qh, const uint8_t *qs, unsigned e) {
+    return nibble(qs, e) | ((qh[e / 8] >> (e % 8)) & 1u) << 4;
+}
+
+// Element e's unsigned code, per format.
+unsigned q4_0_code(const uint8_t *b, unsigned e) {
+    return nibble(b + 2, e);
+}
+unsigned q4_1_code(const uint8_t *b, unsigned e) {
+    return nibble(b + 4, e);
+}
+unsigned q5_0_code(const uint8_t *b, unsigned e) {
+    return five_bits(b + 2, b + 6, e);
+}
+unsigned q5_1_code(const uint8_t *b, unsigned e) {
+    return five_bits(b + 4, b + 8, e);
+}
+// int8 codes with the sign bit flipped are unsigned codes + 128.
+unsigned q8_0_code(const uint8_t *b, unsigned e) {
+    return b[2 + e] ^ 0x80u;
+}
+unsigned q1_0_code(const uint8_t *b, unsigned e) {
+    return (b[2 + e / 8] >> (e % 8)) & 1u;
+}
+unsigned q2_0_code(const uint8_t *b, unsigned e) {
+    return (b[2 + e / 4] >> (e % 4 * 2)) & 3u;
+}
+// tq2_0 stores element 128j + 32l + m in bits 2l of qs[32j + m]; d follows the 64 code bytes.
+unsigned tq2_0_code(const uint8_t *b, unsigned e) {
+    return (b[e / 128 * 32 + e % 32] >> (e % 128 / 32 * 2)) & 3u;
+}
+unsigned mxfp4_code(const uint8_t *b, unsigned e) {
+    return nibble(b + 1, e);
+}
+
+// Writes each block's codes LSB-first, Bits per code, in element order.
+using PackCodes = void (*)(const uint8_t *in, size_t nblocks, size_t block_bytes,
+                           unsigned block_size, uint8_t *out);
+template <unsigned Bits, unsigned (*Code)(const uint8_t *, unsigned)>
+void pack_codes(const uint8_t *in, size_t nblocks, size_t block_bytes, unsigned block_size,
+                uint8_t *out) {
+    for (size_t b = 0; b < nblocks; ++b, in += block_bytes) {
+        uint32_t acc = 0;
+        unsigned held = 0;
+        for (unsigned e = 0; e < block_size; ++e) {
+            acc |= Code(in, e) << held;
+            held += Bits;
+            for (; held >= 8; held -= 8, acc >>= 8) *out++ = static_cast<uint8_t>(acc);
+        }
+    }
+}
+
+// q1_0: bit e is ±d; the code book {-1, 1} times d gives ggml's d and -d.
+constexpr int8_t kSigns[2] = {-1, 1};
+
+// One format's Unpack form.
+struct Form {
+    GgmlType type;
+    unsigned bits;
+    PackCodes pack;
+    int bias;                      // subtracted from the codes (0: none)
+    std::span<const int8_t> book;  // code -> value, looked up with Gather (empty: none)
+    int scale_at;                  // byte offset of the fp16 scale d; -1: an E8M0 byte at 0 (mxfp4)
+    int offset_at;                 // byte offset of the fp16 offset m, or -1
+};
+
+// clang-format off
+constexpr Form kForms[] = {
+    {GgmlType::q4_0,   4, pack_codes<4, q4_0_code>,  8,   {},                                0,  -1},
+    {GgmlType::q4_1,   4, pack_codes<4, q4_1_code>,  0,   {},                                0,  2},
+    {GgmlType::q5_0,   5, pack_codes<5, q5_0_code>,  16,  {},                                0,  -1},
+    {GgmlType::q5_1,   5, pack_codes<5, q5_1_code>,  0,   {},                                0,  2},
+    {GgmlType::q8_0,   8, pack_codes<8, q8_0_code>,  128, {},                                0,  -1},
+    {GgmlType::q1_0,   1, pack_codes<1, q1_0_code>,  0,   kSigns,                            0,  -1},
+    {GgmlType::q2_0,   2, pack_codes<2, q2_0_code>,  1,   {},                                0,  -1},
+    {GgmlType::tq2_0,  2, pack_codes<2, tq2_0_code>, 1,   {},                                64, -1},
+    {GgmlType::iq4_nl, 4, pack_codes<4, q4_0_code>,  0,   formats::codebooks::kvalues_iq4nl, 0,  -1},
+    {GgmlType::mxfp4,  4, pack_codes<4, mxfp4_code>, 0,   formats::kE2m1Doubled,             -1, -1},
+};
+// clang-format on
+
+const Form *find_form(GgmlType t) {
+    for (const Form &f : kForms)
+        if (f.type == t) return &f;
+    return nullptr;
+}
+
+// GGML_E8M0_TO_FP32_HALF for every exponent byte: exact powers of two 2^-128 .. 2^127.
+std::vector<float> e8m0_half_table() {
+    std::vector<float> t(256);
+    for (unsigned x = 0; x < 256; ++x) t[x] = formats::e8m0_to_f32_half(static_cast<uint8_t>(x));
+    return t;
+}
+
+// Copies `width` bytes at `at` of every block.
+BlockTransform field(size_t block_bytes, size_t at, size_t width) {
+    return [=](const uint8_t *in, size_t nblocks, uint8_t *out) {
+        for (size_t b = 0; b < nblocks; ++b, in += block_bytes, out += width)
+            std::copy(in + at, in + at + width, out);
+    };
+}
+
+}  // namespace
+
+bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out) {
+    const Form *form = find_form(t.type);
+    if (!form) return false;
+    const Form &f = *form;
+    const TypeTraits &tt = traits(t.type);
+    const std::string name(t.name);
+    const std::vector<int64_t> dims = onnx_dims(t);
+    const uint64_t nblocks = t.bytes / tt.type_size;
+    const auto blocks = static_cast<int64_t>(nblocks);
+    const size_t code_bytes = size_t{tt.block_size} * f.bits / 8;
+    const std::span<const uint8_t> data = t.data;
+    const size_t block_bytes = tt.type_size;
+    const unsigned block_size = tt.block_size;
+
+    const std::string codes =
+        g.payload(name + ":codes", opset29::kUint8, {blocks, static_cast<int64_t>(code_bytes)},
+                  nblocks * code_bytes, [=](Sink &s) {
+                      transform_blocks(s, data, block_bytes, code_bytes,
+                                       [&](const uint8_t *in, size_t n, uint8_t *dst) {
+                                           f.pack(in, n, block_bytes, block_size, dst);
+                                       });
+                  });
+    const bool e8m0 = f.scale_at < 0;
+    const size_t scale_width = e8m0 ? 1 : 2;
+    const BlockTransform scale_field = field(block_bytes, e8m0 ? 0 : f.scale_at, scale_width);
+    const std::string scales = g.payload(
+        name + ":scales", e8m0 ? opset29::kUint8 : opset29::kFloat16, {blocks},
+        nblocks * scale_width,
+        [=](Sink &s) { transform_blocks(s, data, block_bytes, scale_width, scale_field); });
+    std::string offsets;
+    if (f.offset_at >= 0) {
+        const BlockTransform offset_field = field(block_bytes, f.offset_at, 2);
+        offsets =
+            g.payload(name + ":offsets", opset29::kFloat16, {blocks}, nblocks * 2,
+                      [=](Sink &s) { transform_blocks(s, data, block_bytes, 2, offset_field); });
+    }
+
+    // Codes to values [blocks, B].
+    const std::string unpacked = g.name(name + ":unpacked");
+    set_attribute(g.node(name, "Unpack", {codes, g.int64_scalar(block_size)}, {unpacked}), "bits",
+                  static_cast<int64_t>(f.bits));
+    std::string values = g.name(name + ":values");
+    if (!f.book.empty()) {
+        const std::string indices = g.name(name + ":indices");
+        set_attribute(g.node(name, "Cast", {unpacked}, {indices}), "to",
+                      static_cast<int64_t>(opset29::kInt64));
+        const std::string book =
+            g.float_table(fmt::format("{}_values", tt.name), {f.book.begin(), f.book.end()});
+        g.node(name, "Gather", {book, indices}, {values});
+    } else {
+        const std::string codes_float = f.bias ? g.name(name + ":codes_float") : values;
+        set_attribute(g.node(name, "Cast", {unpacked}, {codes_float}), "to",
+                      static_cast<int64_t>(opset29::kFloat));
+        if (f.bias) g.node(name, "Sub", {codes_float, g.float_scalar(float(f.bias))}, {values});
+    }
+
+    // One value per block, as a column [blocks, 1] that broadcasts over the block's elements.
+    const std::string axes = g.int64_vector("axes", {1});
+    const auto column = [&](const std::string &per_block, const char *what) {
+        const std::string decoded = g.name(fmt::format("{}:{}", name, what));
+        if (e8m0 && per_block == scales) {
+            const std::string indices = g.name(name + ":scale_indices");
+            set_attribute(g.node(name, "Cast", {per_block}, {indices}), "to",
+                          static_cast<int64_t>(opset29::kInt64));
+            g.node(name, "Gather", {g.float_table("e8m0_half", e8m0_half_table()), indices},
+                   {decoded});
+        } else {
+            set_attribute(g.node(name, "Cast", {per_block}, {decoded}), "to",
+                          static_cast<int64_t>(opset29::kFloat));
+        }
+        const std::string col = g.name(fmt::format("{}:{}_column", name, what));
+        g.node(name, "Unsqueeze", {decoded, axes}, {col});
+        return col;
+    };
+    std::string result = g.name(name + ":scaled");
+    g.node(name, "Mul", {values, column(scales, "scale")}, {result});
+    if (!offsets.empty()) {
+        const std::string sum = g.name(name + ":offset_added");
+        g.node(name, "Add", {result, column(offsets, "offset")}, {sum});
+        result = sum;
+    }
+
+    // To the tensor's shape (allowzero: a 0 in the shape is a real empty dimension).
+    const bool cast = out != quant::OutputType::float32;
+    const std::string reshaped = cast ? g.name(name + ":float") : name;
+    set_attribute(g.node(name, "Reshape", {result, g.int64_vector("shape", dims)}, {reshaped}),
+                  "allowzero", int64_t{1});
+    if (cast)
+        set_attribute(g.node(name, "Cast", {reshaped}, {name}), "to", static_cast<int64_t>(out));
+    g.output(name, static_cast<int32_t>(out), dims);
+    ++g.plan().unpacked;
+    return true;
+}
+
+}  // namespace gguftool::onnx_export::detail

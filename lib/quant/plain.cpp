@@ -1,0 +1,156 @@
+#include "plain.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common.hpp"
+#include "convert.hpp"
+#include "narrow.hpp"
+
+namespace gguftool::quant {
+namespace {
+
+template <class T>
+T load(const uint8_t *p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+template <class T, class Out>
+void widen(const uint8_t *in, size_t n, Out *out) {
+    for (size_t i = 0; i < n; ++i) out[i] = Out(load<T>(in + i * sizeof(T)));
+}
+
+float bf16_to_f32(uint16_t h) {
+    const uint32_t bits = uint32_t(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+// Types whose every value a float holds exactly: converting through float rounds only once.
+bool exact_in_f32(GgmlType t) {
+    return t == GgmlType::f32 || t == GgmlType::f16 || t == GgmlType::bf16 || t == GgmlType::i8 ||
+           t == GgmlType::i16;
+}
+
+bool same_format(GgmlType t, OutputType o) {
+    return (t == GgmlType::f32 && o == OutputType::float32) ||
+           (t == GgmlType::f16 && o == OutputType::float16) ||
+           (t == GgmlType::bf16 && o == OutputType::bfloat16) ||
+           (t == GgmlType::f64 && o == OutputType::float64);
+}
+
+void to_f32(GgmlType t, const uint8_t *in, size_t n, float *out) {
+    switch (t) {
+        case GgmlType::f32:
+            std::memcpy(out, in, n * 4);
+            break;
+        case GgmlType::f16:
+            f16_to_f32(in, out, n);
+            break;
+        case GgmlType::bf16:
+            for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load<uint16_t>(in + 2 * i));
+            break;
+        case GgmlType::f64:
+            widen<double>(in, n, out);
+            break;  // rounds once (cvtsd2ss)
+        case GgmlType::i8:
+            widen<int8_t>(in, n, out);
+            break;
+        case GgmlType::i16:
+            widen<int16_t>(in, n, out);
+            break;
+        case GgmlType::i32:
+            widen<int32_t>(in, n, out);
+            break;
+        case GgmlType::i64:
+            widen<int64_t>(in, n, out);
+            break;
+        default:
+            break;
+    }
+}
+
+void to_f64(GgmlType t, const uint8_t *in, size_t n, double *out) {
+    switch (t) {
+        case GgmlType::f32:
+            widen<float>(in, n, out);
+            break;
+        case GgmlType::f16:
+            for (size_t i = 0; i < n; ++i) out[i] = formats::load_f16(in + 2 * i);
+            break;
+        case GgmlType::bf16:
+            for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load<uint16_t>(in + 2 * i));
+            break;
+        case GgmlType::f64:
+            std::memcpy(out, in, n * 8);
+            break;
+        case GgmlType::i8:
+            widen<int8_t>(in, n, out);
+            break;
+        case GgmlType::i16:
+            widen<int16_t>(in, n, out);
+            break;
+        case GgmlType::i32:
+            widen<int32_t>(in, n, out);
+            break;
+        case GgmlType::i64:
+            widen<int64_t>(in, n, out);
+            break;  // rounds once (cvtsi2sd)
+        default:
+            break;
+    }
+}
+
+// f64, i32 and i64 to half/bfloat16 in one rounding (going through float would round twice).
+void to_narrow_directly(GgmlType t, const uint8_t *in, size_t n, uint16_t *out, NarrowFormat f) {
+    for (size_t i = 0; i < n; ++i) {
+        if (t == GgmlType::f64)
+            out[i] = f64_to_narrow(load<double>(in + 8 * i), f);
+        else if (t == GgmlType::i32)
+            out[i] = i64_to_narrow(load<int32_t>(in + 4 * i), f);
+        else
+            out[i] = i64_to_narrow(load<int64_t>(in + 8 * i), f);
+    }
+}
+
+}  // namespace
+
+void decode_plain(GgmlType t, const uint8_t *in, size_t n, void *out, OutputType out_type) {
+    const size_t in_size = traits(t).type_size;
+    if (same_format(t, out_type)) {
+        std::memcpy(out, in, n * in_size);
+        return;
+    }
+    switch (out_type) {
+        case OutputType::float32:
+            to_f32(t, in, n, static_cast<float *>(out));
+            return;
+        case OutputType::float64:
+            to_f64(t, in, n, static_cast<double *>(out));
+            return;
+        case OutputType::float16:
+        case OutputType::bfloat16:
+            break;
+    }
+    auto *dst = static_cast<uint16_t *>(out);
+    const bool half = out_type == OutputType::float16;
+    if (!exact_in_f32(t)) {
+        to_narrow_directly(t, in, n, dst, half ? kHalf : kBfloat16);
+        return;
+    }
+    constexpr size_t kChunk = 4096;
+    alignas(64) float buf[kChunk];
+    for (size_t i = 0; i < n; i += kChunk) {
+        const size_t m = std::min(kChunk, n - i);
+        to_f32(t, in + i * in_size, m, buf);
+        if (half)
+            f32_to_f16(buf, dst + i, m);
+        else
+            f32_to_bf16(buf, dst + i, m);
+    }
+}
+
+}  // namespace gguftool::quant

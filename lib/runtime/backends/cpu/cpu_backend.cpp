@@ -1,0 +1,74 @@
+// CPU backend: memory (host tensors wrapped, never copied) and DequantizePacked via the core.
+#include "cpu_backend.hpp"
+
+#include <fmt/format.h>
+
+#include "gguftool/quant.hpp"
+
+namespace gguftool::runtime::cpu {
+namespace {
+
+struct CpuBuffer final : DeviceBuffer {
+    explicit CpuBuffer(Tensor t) : tensor(std::move(t)) {}
+    Tensor tensor;
+};
+
+CpuBuffer &buffer_of(const DeviceTensor &t) {
+    auto *b = dynamic_cast<CpuBuffer *>(t.buffer.get());
+    if (!b) throw Error("tensor does not belong to the CPU backend");
+    return *b;
+}
+
+}  // namespace
+
+const uint8_t *bytes(const DeviceTensor &t) {
+    return buffer_of(t).tensor.data();
+}
+uint8_t *mutable_bytes(DeviceTensor &t) {
+    return buffer_of(t).tensor.mutable_data();
+}
+
+DeviceTensor CpuBackend::allocate(DataType dtype, const Shape &shape) {
+    Tensor t = Tensor::allocate(dtype, shape);
+    return {dtype, shape, std::make_shared<CpuBuffer>(std::move(t))};
+}
+
+DeviceTensor CpuBackend::upload(const Tensor &host) {
+    if (!host.defined()) throw Error("cannot upload an undefined tensor");
+    return {host.dtype(), host.shape(), std::make_shared<CpuBuffer>(host)};
+}
+
+Tensor CpuBackend::download(const DeviceTensor &t) {
+    const Tensor &host = buffer_of(t).tensor;
+    if (host.dtype() == t.dtype && host.shape() == t.shape) return host;
+    return host.reshaped(t.shape);  // a view made by Reshape/Unsqueeze
+}
+
+void CpuBackend::dequantize_packed(GgmlType format, const DeviceTensor &x, DeviceTensor &y) {
+    const std::span<const uint8_t> in(bytes(x), x.nbytes());
+    quant::decode(format, in, y.elements(), y.elements() ? mutable_bytes(y) : nullptr,
+                  static_cast<quant::OutputType>(int32_t(y.dtype)), threads_);
+}
+
+void CpuBackend::add(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
+    binary(BinaryOp::add, a, b, y, threads_);
+}
+void CpuBackend::sub(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
+    binary(BinaryOp::sub, a, b, y, threads_);
+}
+void CpuBackend::mul(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
+    binary(BinaryOp::mul, a, b, y, threads_);
+}
+void CpuBackend::cast(const DeviceTensor &x, DeviceTensor &y) {
+    cpu::cast(x, y, threads_);
+}
+
+}  // namespace gguftool::runtime::cpu
+
+namespace gguftool::runtime {
+
+std::unique_ptr<Backend> make_cpu_backend(unsigned threads) {
+    return std::make_unique<cpu::CpuBackend>(threads);
+}
+
+}  // namespace gguftool::runtime

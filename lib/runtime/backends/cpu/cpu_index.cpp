@@ -1,0 +1,173 @@
+// OneHot, Gather and Concat on the CPU: index arithmetic and byte copies.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "../../half.hpp"
+#include "cpu_backend.hpp"
+#include "parallel.hpp"
+
+namespace gguftool::runtime::cpu {
+namespace {
+
+// Element i of a numeric tensor as an int64 index (floats truncated toward zero, as OneHot casts
+// them); nullopt when it has no int64 value (NaN, infinite, out of range).
+std::optional<int64_t> index_at(DataType t, const uint8_t *p, uint64_t i) {
+    double d = 0;
+    switch (t) {
+        case DataType::int64:
+            return reinterpret_cast<const int64_t *>(p)[i];
+        case DataType::int32:
+            return reinterpret_cast<const int32_t *>(p)[i];
+        case DataType::int16:
+            return reinterpret_cast<const int16_t *>(p)[i];
+        case DataType::int8:
+            return reinterpret_cast<const int8_t *>(p)[i];
+        case DataType::uint32:
+            return reinterpret_cast<const uint32_t *>(p)[i];
+        case DataType::uint16:
+            return reinterpret_cast<const uint16_t *>(p)[i];
+        case DataType::uint8:
+            return p[i];
+        case DataType::uint64: {
+            const uint64_t v = reinterpret_cast<const uint64_t *>(p)[i];
+            if (v > uint64_t(INT64_MAX)) return std::nullopt;
+            return int64_t(v);
+        }
+        case DataType::float32:
+            d = reinterpret_cast<const float *>(p)[i];
+            break;
+        case DataType::float64:
+            d = reinterpret_cast<const double *>(p)[i];
+            break;
+        case DataType::float16:
+            d = half_to_float(reinterpret_cast<const uint16_t *>(p)[i]);
+            break;
+        case DataType::bfloat16:
+            d = bfloat16_to_float(reinterpret_cast<const uint16_t *>(p)[i]);
+            break;
+        default:
+            return std::nullopt;
+    }
+    d = std::trunc(d);
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return std::nullopt;
+    return int64_t(d);
+}
+
+// Fills n elements of size `es` with the value at `v`.
+void fill(uint8_t *dst, uint64_t n, const uint8_t *v, size_t es) {
+    switch (es) {
+        case 1:
+            std::memset(dst, *v, size_t(n));
+            return;
+        case 2: {
+            uint16_t x;
+            std::memcpy(&x, v, 2);
+            std::fill_n(reinterpret_cast<uint16_t *>(dst), n, x);
+            return;
+        }
+        case 4: {
+            uint32_t x;
+            std::memcpy(&x, v, 4);
+            std::fill_n(reinterpret_cast<uint32_t *>(dst), n, x);
+            return;
+        }
+        default: {
+            uint64_t x;
+            std::memcpy(&x, v, 8);
+            std::fill_n(reinterpret_cast<uint64_t *>(dst), n, x);
+            return;
+        }
+    }
+}
+
+}  // namespace
+
+void CpuBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
+                         const DeviceTensor &values, DeviceTensor &y) {
+    if (y.elements() == 0) return;
+    const size_t es = dtype_size(y.dtype);
+    const uint8_t *off = bytes(values), *on = off + es;
+    uint64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < p.axis; ++d) outer *= uint64_t(indices.shape[d]);
+    for (size_t d = p.axis; d < indices.shape.size(); ++d) inner *= uint64_t(indices.shape[d]);
+    const uint64_t depth = uint64_t(p.depth);
+    const uint8_t *idx = bytes(indices);
+    uint8_t *out = mutable_bytes(y);
+    // Output [outer, depth, inner]: all off, then one on per index in range.
+    parallel_for(outer, threads_, std::max<uint64_t>(1, kGrain / (depth * inner)),
+                 [&](uint64_t b, uint64_t e) {
+                     for (uint64_t o = b; o < e; ++o) {
+                         uint8_t *block = out + o * depth * inner * es;
+                         fill(block, depth * inner, off, es);
+                         for (uint64_t i = 0; i < inner; ++i) {
+                             std::optional<int64_t> k = index_at(indices.dtype, idx, o * inner + i);
+                             if (!k) continue;
+                             if (*k < 0 && p.negative_indices) *k += p.depth;
+                             if (*k < 0 || uint64_t(*k) >= depth) continue;
+                             std::memcpy(block + (uint64_t(*k) * inner + i) * es, on, es);
+                         }
+                     }
+                 });
+}
+
+void CpuBackend::gather(size_t axis, bool negative_indices, const DeviceTensor &data,
+                        const DeviceTensor &indices, DeviceTensor &y) {
+    const int64_t size = data.shape[axis];
+    const uint64_t n = indices.elements();
+    std::vector<uint64_t> rows(static_cast<size_t>(n));
+    const uint8_t *ip = bytes(indices);
+    for (uint64_t j = 0; j < n; ++j) {
+        int64_t k = indices.dtype == DataType::int64 ? reinterpret_cast<const int64_t *>(ip)[j]
+                                                     : reinterpret_cast<const int32_t *>(ip)[j];
+        const int64_t given = k;
+        if (k < 0 && negative_indices) k += size;
+        if (k < 0 || k >= size)
+            throw Error(
+                fmt::format("index {} (element {} of indices) is out of range for axis {} "
+                            "of size {}",
+                            given, j, axis, size));
+        rows[size_t(j)] = uint64_t(k);
+    }
+    if (y.elements() == 0) return;
+    uint64_t outer = 1, inner = dtype_size(data.dtype);
+    for (size_t d = 0; d < axis; ++d) outer *= uint64_t(data.shape[d]);
+    for (size_t d = axis + 1; d < data.shape.size(); ++d) inner *= uint64_t(data.shape[d]);
+    const uint8_t *src = bytes(data);
+    uint8_t *dst = mutable_bytes(y);
+    parallel_for(outer * n, threads_, std::max<uint64_t>(1, (kGrain * 4) / inner),
+                 [&](uint64_t b, uint64_t e) {
+                     for (uint64_t u = b; u < e; ++u) {
+                         const uint64_t o = u / n, j = u % n;
+                         std::memcpy(dst + u * inner,
+                                     src + (o * uint64_t(size) + rows[size_t(j)]) * inner,
+                                     size_t(inner));
+                     }
+                 });
+}
+
+void CpuBackend::concat(size_t axis, std::span<const DeviceTensor> inputs, DeviceTensor &y) {
+    if (y.elements() == 0) return;
+    uint64_t outer = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= uint64_t(y.shape[d]);
+    const uint64_t out_row = y.nbytes() / outer;
+    std::vector<uint64_t> chunk(inputs.size());
+    for (size_t t = 0; t < inputs.size(); ++t) chunk[t] = inputs[t].nbytes() / outer;
+    uint8_t *dst = mutable_bytes(y);
+    parallel_for(outer, threads_, std::max<uint64_t>(1, (kGrain * 4) / out_row),
+                 [&](uint64_t b, uint64_t e) {
+                     for (uint64_t o = b; o < e; ++o) {
+                         uint8_t *row = dst + o * out_row;
+                         for (size_t t = 0; t < inputs.size(); ++t) {
+                             if (chunk[t])
+                                 std::memcpy(row, bytes(inputs[t]) + o * chunk[t],
+                                             size_t(chunk[t]));
+                             row += chunk[t];
+                         }
+                     }
+                 });
+}
+
+}  // namespace gguftool::runtime::cpu

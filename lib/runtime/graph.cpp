@@ -1,0 +1,1 @@
+// (placeholder: the graph executor is being written)

@@ -1,0 +1,140 @@
+// Cast, Add/Sub/Mul (NumPy broadcasting), Gather and Concat: checks and output shapes.
+#include <fmt/format.h>
+
+#include "op.hpp"
+
+namespace gguftool::runtime::detail {
+namespace {
+
+// NumPy's multidirectional broadcasting of two shapes.
+Shape broadcast(const Shape &a, const Shape &b) {
+    const size_t rank = std::max(a.size(), b.size());
+    Shape out(rank);
+    for (size_t i = 0; i < rank; ++i) {
+        const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+        const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+        if (da != db && da != 1 && db != 1)
+            throw Error(fmt::format("shapes {} and {} cannot be broadcast together",
+                                    shape_string(a), shape_string(b)));
+        out[i] = da == 1 ? db : da;
+    }
+    return out;
+}
+
+using BinaryFn = void (Backend::*)(const DeviceTensor &, const DeviceTensor &, DeviceTensor &);
+
+void run_binary(OpContext &ctx, BinaryFn fn) {
+    const DeviceTensor &a = ctx.input(0);
+    const DeviceTensor &b = ctx.input(1);
+    if (a.dtype != b.dtype)
+        throw Error(fmt::format("inputs A ({}) and B ({}) must have the same type",
+                                dtype_name(a.dtype), dtype_name(b.dtype)));
+    if (!is_integer(a.dtype) && !is_floating(a.dtype))
+        throw Error(fmt::format("inputs must be numeric, not {}", dtype_name(a.dtype)));
+    const Shape shape = broadcast(a.shape, b.shape);
+    shape_elements(shape, "output");
+    DeviceTensor &y = ctx.allocate_output(a.dtype, shape);
+    (ctx.backend().*fn)(a, b, y);
+}
+
+}  // namespace
+
+void run_add(OpContext &ctx) {
+    run_binary(ctx, &Backend::add);
+}
+void run_sub(OpContext &ctx) {
+    run_binary(ctx, &Backend::sub);
+}
+void run_mul(OpContext &ctx) {
+    run_binary(ctx, &Backend::mul);
+}
+
+void run_cast(OpContext &ctx) {
+    const std::optional<int64_t> to = ctx.attr_int("to");
+    if (!to) throw Error("attribute 'to' is required");
+    const std::optional<DataType> dtype =
+        *to >= INT32_MIN && *to <= INT32_MAX ? dtype_from_onnx(int32_t(*to)) : std::nullopt;
+    if (!dtype) throw Error(fmt::format("attribute 'to': unsupported target type {}", *to));
+    const DeviceTensor &x = ctx.input(0);
+    DeviceTensor &y = ctx.allocate_output(*dtype, x.shape);
+    ctx.backend().cast(x, y);
+}
+
+void run_gather(OpContext &ctx) {
+    const DeviceTensor &data = ctx.input(0);
+    const DeviceTensor &indices = ctx.input(1);
+    if (indices.dtype != DataType::int32 && indices.dtype != DataType::int64)
+        throw Error(
+            fmt::format("input indices must be int32 or int64, not {}", dtype_name(indices.dtype)));
+    if (data.shape.empty()) throw Error("input data must have rank at least 1");
+    const size_t axis =
+        normalize_axis(ctx.attr_int("axis", 0), data.shape.size(), "attribute 'axis'");
+    Shape shape(data.shape.begin(), data.shape.begin() + std::ptrdiff_t(axis));
+    shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+    shape.insert(shape.end(), data.shape.begin() + std::ptrdiff_t(axis) + 1, data.shape.end());
+    shape_elements(shape, "output");
+    DeviceTensor &y = ctx.allocate_output(data.dtype, shape);
+    ctx.backend().gather(axis, ctx.version() >= 11, data, indices, y);
+}
+
+void run_concat(OpContext &ctx) {
+    std::vector<DeviceTensor> inputs;
+    for (size_t i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.input(i));
+    const DeviceTensor &first = inputs[0];
+    if (first.shape.empty()) throw Error("inputs must have rank at least 1");
+    std::optional<int64_t> axis_attr = ctx.attr_int("axis");
+    if (!axis_attr) {
+        if (ctx.version() >= 4) throw Error("attribute 'axis' is required");
+        axis_attr = 1;  // Concat-1's default
+    }
+    if (ctx.version() < 11 && *axis_attr < 0)
+        throw Error(fmt::format("attribute 'axis' {} is negative (needs opset 11)", *axis_attr));
+    const size_t axis = normalize_axis(*axis_attr, first.shape.size(), "attribute 'axis'");
+    Shape shape = first.shape;
+    uint64_t total = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const DeviceTensor &t = inputs[i];
+        if (t.dtype != first.dtype)
+            throw Error(fmt::format("input {} is {} but input 0 is {}", i, dtype_name(t.dtype),
+                                    dtype_name(first.dtype)));
+        if (t.shape.size() != first.shape.size())
+            throw Error(fmt::format("input {} has rank {} but input 0 has rank {}", i,
+                                    t.shape.size(), first.shape.size()));
+        for (size_t d = 0; d < shape.size(); ++d)
+            if (d != axis && t.shape[d] != first.shape[d])
+                throw Error(
+                    fmt::format("input {} of shape {} does not match input 0 of shape {} "
+                                "outside axis {}",
+                                i, shape_string(t.shape), shape_string(first.shape), axis));
+        total += uint64_t(t.shape[axis]);
+        if (total > kMaxElements) throw Error("output is too large");
+    }
+    shape[axis] = int64_t(total);
+    shape_elements(shape, "output");
+    DeviceTensor &y = ctx.allocate_output(first.dtype, shape);
+    ctx.backend().concat(axis, inputs, y);
+}
+
+void run_constant(OpContext &ctx) {
+    int set = 0;
+    for (const onnx::AttributeProto &a : ctx.node().attribute()) (void)a, ++set;
+    if (set != 1) throw Error(fmt::format("needs exactly one value attribute, has {}", set));
+    if (ctx.attribute("sparse_value")) throw Error("attribute 'sparse_value' is not supported");
+    if (ctx.attribute("value_string") || ctx.attribute("value_strings"))
+        throw Error("string constants are not supported");
+    Tensor t;
+    if (const onnx::TensorProto *p = ctx.attr_tensor("value")) {
+        t = tensor_from_proto(*p, ctx.external(), "attribute 'value'", nullptr);
+    } else if (std::optional<float> f = ctx.attr_float("value_float")) {
+        t = Tensor::from_values(DataType::float32, {}, std::vector<float>{*f});
+    } else if (std::optional<std::vector<float>> fs = ctx.attr_floats("value_floats")) {
+        t = Tensor::from_values(DataType::float32, {int64_t(fs->size())}, *fs);
+    } else if (std::optional<int64_t> i = ctx.attr_int("value_int")) {
+        t = Tensor::from_values(DataType::int64, {}, std::vector<int64_t>{*i});
+    } else if (std::optional<std::vector<int64_t>> is = ctx.attr_ints("value_ints")) {
+        t = Tensor::from_values(DataType::int64, {int64_t(is->size())}, *is);
+    }
+    ctx.set_output(0, ctx.backend().upload(t));
+}
+
+}  // namespace gguftool::runtime::detail

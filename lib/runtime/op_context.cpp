@@ -1,0 +1,122 @@
+// OpContext: inputs, outputs and typed attribute access.
+#include <fmt/format.h>
+
+#include "op.hpp"
+
+namespace gguftool::runtime::detail {
+namespace {
+
+const char *attribute_type_name(int type) {
+    switch (type) {
+        case onnx::AttributeProto::FLOAT:
+            return "FLOAT";
+        case onnx::AttributeProto::INT:
+            return "INT";
+        case onnx::AttributeProto::STRING:
+            return "STRING";
+        case onnx::AttributeProto::TENSOR:
+            return "TENSOR";
+        case onnx::AttributeProto::GRAPH:
+            return "GRAPH";
+        case onnx::AttributeProto::FLOATS:
+            return "FLOATS";
+        case onnx::AttributeProto::INTS:
+            return "INTS";
+        case onnx::AttributeProto::STRINGS:
+            return "STRINGS";
+        case onnx::AttributeProto::TENSORS:
+            return "TENSORS";
+        case onnx::AttributeProto::GRAPHS:
+            return "GRAPHS";
+        case onnx::AttributeProto::SPARSE_TENSOR:
+            return "SPARSE_TENSOR";
+        case onnx::AttributeProto::SPARSE_TENSORS:
+            return "SPARSE_TENSORS";
+        case onnx::AttributeProto::TYPE_PROTO:
+            return "TYPE_PROTO";
+        case onnx::AttributeProto::TYPE_PROTOS:
+            return "TYPE_PROTOS";
+        default:
+            return "UNDEFINED";
+    }
+}
+
+}  // namespace
+
+const DeviceTensor &OpContext::input(size_t i) const {
+    if (!has_input(i)) throw Error(fmt::format("input {} is required but absent", i));
+    return *inputs_[i];
+}
+
+Tensor OpContext::host_input(size_t i) {
+    return backend_.download(input(i));
+}
+
+DeviceTensor &OpContext::allocate_output(DataType dtype, const Shape &shape) {
+    outputs_.at(0) = backend_.allocate(dtype, shape);
+    return outputs_[0];
+}
+
+const onnx::AttributeProto *OpContext::attribute(std::string_view name) const {
+    for (const onnx::AttributeProto &a : node_.attribute())
+        if (a.name() == name) return &a;
+    return nullptr;
+}
+
+const onnx::AttributeProto *OpContext::typed(std::string_view name,
+                                             onnx::AttributeProto::AttributeType type) const {
+    const onnx::AttributeProto *a = attribute(name);
+    if (a && a->type() != type)
+        throw Error(fmt::format("attribute '{}' must be of type {}, not {}", name,
+                                attribute_type_name(type), attribute_type_name(a->type())));
+    return a;
+}
+
+std::optional<int64_t> OpContext::attr_int(std::string_view name) const {
+    const onnx::AttributeProto *a = typed(name, onnx::AttributeProto::INT);
+    if (!a) return std::nullopt;
+    return a->i();
+}
+
+int64_t OpContext::attr_int(std::string_view name, int64_t fallback) const {
+    return attr_int(name).value_or(fallback);
+}
+
+std::optional<std::vector<int64_t>> OpContext::attr_ints(std::string_view name) const {
+    const onnx::AttributeProto *a = typed(name, onnx::AttributeProto::INTS);
+    if (!a) return std::nullopt;
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<float> OpContext::attr_float(std::string_view name) const {
+    const onnx::AttributeProto *a = typed(name, onnx::AttributeProto::FLOAT);
+    if (!a) return std::nullopt;
+    return a->f();
+}
+
+std::optional<std::vector<float>> OpContext::attr_floats(std::string_view name) const {
+    const onnx::AttributeProto *a = typed(name, onnx::AttributeProto::FLOATS);
+    if (!a) return std::nullopt;
+    return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+std::optional<std::string> OpContext::attr_string(std::string_view name) const {
+    const onnx::AttributeProto *a = typed(name, onnx::AttributeProto::STRING);
+    if (!a) return std::nullopt;
+    return a->s();
+}
+
+const onnx::TensorProto *OpContext::attr_tensor(std::string_view name) const {
+    const onnx::AttributeProto *a = typed(name, onnx::AttributeProto::TENSOR);
+    return a ? &a->t() : nullptr;
+}
+
+size_t normalize_axis(int64_t axis, size_t rank, const char *what) {
+    const int64_t r = int64_t(rank);
+    if (axis < -r || axis >= r)
+        throw Error(fmt::format("{} {} is out of range for rank {} (valid: [{}, {}])", what, axis,
+                                rank, -r, r - 1));
+    return size_t(axis < 0 ? axis + r : axis);
+}
+
+}  // namespace gguftool::runtime::detail

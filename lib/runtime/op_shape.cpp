@@ -1,0 +1,122 @@
+// Operators that only change the shape: Unsqueeze-1/11/13, Reshape-5/14, Identity. Their output
+// is a view of the input's buffer.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "op.hpp"
+
+namespace gguftool::runtime::detail {
+namespace {
+
+// An int64 control input (axes, shape) as a list: rank 1, or a scalar when `scalar_ok`.
+std::vector<int64_t> int64_list(OpContext &ctx, size_t i, const char *what, bool scalar_ok) {
+    const DeviceTensor &t = ctx.input(i);
+    if (t.dtype != DataType::int64)
+        throw Error(fmt::format("input {} must be int64, not {}", what, dtype_name(t.dtype)));
+    if (t.shape.size() > 1 || (t.shape.empty() && !scalar_ok))
+        throw Error(fmt::format("input {} must be one-dimensional, not of shape {}", what,
+                                shape_string(t.shape)));
+    return ctx.host_input(i).to_vector<int64_t>();
+}
+
+DeviceTensor view(const DeviceTensor &x, Shape shape) {
+    DeviceTensor y = x;
+    y.shape = std::move(shape);
+    return y;
+}
+
+}  // namespace
+
+void run_unsqueeze(OpContext &ctx) {
+    const DeviceTensor &data = ctx.input(0);
+    std::vector<int64_t> axes;
+    if (ctx.version() >= 13) {
+        axes = int64_list(ctx, 1, "axes", true);
+    } else {
+        std::optional<std::vector<int64_t>> a = ctx.attr_ints("axes");
+        if (!a) throw Error("attribute 'axes' is required");
+        axes = std::move(*a);
+    }
+    const int64_t out_rank = int64_t(data.shape.size() + axes.size());
+    std::vector<bool> inserted(size_t(out_rank), false);
+    for (int64_t a : axes) {
+        if (ctx.version() == 1 && a < 0)
+            throw Error(
+                fmt::format("axes value {} is negative (Unsqueeze-1 takes non-negative "
+                            "axes; negative ones need opset 11)",
+                            a));
+        if (a < -out_rank || a >= out_rank)
+            throw Error(
+                fmt::format("axes value {} is out of range for output rank {} (valid: "
+                            "[{}, {}])",
+                            a, out_rank, -out_rank, out_rank - 1));
+        const size_t k = size_t(a < 0 ? a + out_rank : a);
+        if (inserted[k]) throw Error(fmt::format("axes contains output axis {} twice", k));
+        inserted[k] = true;
+    }
+    Shape shape;
+    size_t next = 0;
+    for (int64_t k = 0; k < out_rank; ++k) shape.push_back(inserted[k] ? 1 : data.shape[next++]);
+    ctx.set_output(0, view(data, std::move(shape)));
+}
+
+void run_reshape(OpContext &ctx) {
+    const DeviceTensor &data = ctx.input(0);
+    const std::vector<int64_t> target = int64_list(ctx, 1, "shape", false);
+    const bool allow_zero = ctx.version() >= 14 && ctx.attr_int("allowzero", 0) != 0;
+    Shape shape(target.size());
+    int inferred = -1;
+    bool has_zero = false;
+    for (size_t i = 0; i < target.size(); ++i) {
+        const int64_t d = target[i];
+        if (d == -1) {
+            if (inferred >= 0) throw Error("input shape has more than one -1");
+            inferred = int(i);
+            shape[i] = 1;
+        } else if (d == 0 && !allow_zero) {
+            if (i >= data.shape.size())
+                throw Error(
+                    fmt::format("input shape {} copies dimension {} (0) but the data has "
+                                "rank {}",
+                                shape_string(target), i, data.shape.size()));
+            shape[i] = data.shape[i];
+        } else if (d < 0) {
+            throw Error(
+                fmt::format("input shape {} has invalid dimension {}", shape_string(target), d));
+        } else {
+            has_zero |= d == 0;
+            shape[i] = d;
+        }
+    }
+    if (allow_zero && has_zero && inferred >= 0)
+        throw Error("input shape has both 0 and -1 while allowzero is set");
+    const uint64_t n = data.elements();
+    if (inferred >= 0) {
+        uint64_t rest = 1;
+        bool zero = false;
+        for (size_t i = 0; i < shape.size(); ++i) {
+            if (int(i) == inferred) continue;
+            if (shape[i] == 0)
+                zero = true;
+            else if (uint64_t(shape[i]) > kMaxElements / rest)
+                throw Error(fmt::format("input shape {} is too large", shape_string(target)));
+            else
+                rest *= uint64_t(shape[i]);
+        }
+        if (zero || n % rest != 0)
+            throw Error(fmt::format("cannot reshape {} elements of shape {} to {}", n,
+                                    shape_string(data.shape), shape_string(target)));
+        shape[size_t(inferred)] = int64_t(n / rest);
+    }
+    if (shape_elements(shape, "reshaped output") != n)
+        throw Error(fmt::format("cannot reshape {} elements of shape {} to {}", n,
+                                shape_string(data.shape), shape_string(shape)));
+    ctx.set_output(0, view(data, std::move(shape)));
+}
+
+void run_identity(OpContext &ctx) {
+    ctx.set_output(0, ctx.input(0));
+}
+
+}  // namespace gguftool::runtime::detail

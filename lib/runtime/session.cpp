@@ -1,0 +1,193 @@
+// Running a model: bind inputs, execute nodes in order on the backend, hand out graph outputs,
+// free intermediates after their last use.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <new>
+#include <unordered_map>
+
+#include "model_impl.hpp"
+
+namespace gguftool::runtime {
+namespace {
+
+using ModelImpl = Model::Impl;
+
+void check_declared(const ValueInfo &info, const Tensor &t, const std::string &where,
+                    const char *kind) {
+    if (info.dtype != DataType::undefined && info.dtype != t.dtype())
+        throw Error(where, std::nullopt,
+                    fmt::format("graph {} \"{}\" is {} but the graph declares {}", kind, info.name,
+                                dtype_name(t.dtype()), dtype_name(info.dtype)));
+    if (!info.has_shape) return;
+    bool ok = info.dims.size() == t.rank();
+    for (size_t i = 0; ok && i < info.dims.size(); ++i)
+        ok = !info.dims[i] || *info.dims[i] == t.shape()[i];
+    if (!ok) {
+        std::vector<std::string> dims;
+        for (const auto &d : info.dims) dims.push_back(d ? std::to_string(*d) : "?");
+        throw Error(where, std::nullopt,
+                    fmt::format("graph {} \"{}\" has shape {} but the graph declares [{}]", kind,
+                                info.name, shape_string(t.shape()), fmt::join(dims, ", ")));
+    }
+}
+
+}  // namespace
+
+struct Session::Impl {
+    Model model;
+    std::unique_ptr<Backend> backend;
+    bool profile = false;
+    std::vector<NodeProfile> profiles;
+};
+
+Session::Session(Model model, const RunOptions &options)
+    : Session(std::move(model), make_backend(options.backend, options.threads), options.profile) {}
+
+Session::Session(Model model, std::unique_ptr<Backend> backend, bool profile)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->model = std::move(model);
+    impl_->backend = std::move(backend);
+    impl_->profile = profile;
+}
+
+Session::~Session() = default;
+Session::Session(Session &&) noexcept = default;
+
+const std::vector<NodeProfile> &Session::profile() const {
+    return impl_->profiles;
+}
+const Model &Session::model() const {
+    return impl_->model;
+}
+Backend &Session::backend() {
+    return *impl_->backend;
+}
+
+NamedTensors Session::run(const Inputs &inputs) {
+    const auto &outs = impl_->model.outputs();
+    std::unordered_map<std::string, Tensor> got;
+    run(inputs, [&](const std::string &name, const Tensor &t) { got[name] = t; });
+    NamedTensors result;
+    for (const ValueInfo &o : outs) result.emplace_back(o.name, got.at(o.name));
+    return result;
+}
+
+void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
+    const Model::Impl &m = impl_->model.impl();
+    Backend &backend = *impl_->backend;
+    const std::string &where = m.name;
+    impl_->profiles.clear();
+
+    // Remaining uses of each value: consuming nodes, plus one per listing as a graph output.
+    std::unordered_map<std::string, size_t> uses;
+    for (const ModelImpl::Node &n : m.order)
+        for (const std::string &in : n.proto->input())
+            if (!in.empty()) ++uses[in];
+    std::unordered_map<std::string, size_t> pending_outputs;
+    for (const ValueInfo &o : m.outputs) ++pending_outputs[o.name];
+
+    std::unordered_map<std::string, DeviceTensor> values;
+    const auto emit_if_output = [&](const std::string &name) {
+        const auto it = pending_outputs.find(name);
+        if (it == pending_outputs.end()) return;
+        const Tensor host = backend.download(values.at(name));
+        for (const ValueInfo &o : m.outputs)
+            if (o.name == name) check_declared(o, host, where, "output");
+        for (size_t k = 0; k < it->second; ++k) on_output(name, host);
+        pending_outputs.erase(it);
+    };
+    const auto release_if_dead = [&](const std::string &name) {
+        const auto u = uses.find(name);
+        if ((u == uses.end() || u->second == 0) && !pending_outputs.count(name)) values.erase(name);
+    };
+
+    // Bind inputs: every declared input must be fed; initializers can be overridden.
+    for (const auto &[name, tensor] : inputs) {
+        const ValueInfo *info = nullptr;
+        for (const auto *list : {&m.inputs, &m.overridable})
+            for (const ValueInfo &v : *list)
+                if (v.name == name) info = &v;
+        if (!info) {
+            std::vector<std::string> names;
+            for (const ValueInfo &v : m.inputs) names.push_back('"' + v.name + '"');
+            throw Error(
+                where, std::nullopt,
+                fmt::format("the graph has no input \"{}\" (its inputs: {})", name,
+                            names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
+        }
+        if (!tensor.defined())
+            throw Error(where, std::nullopt, fmt::format("graph input \"{}\" is undefined", name));
+        check_declared(*info, tensor, where, "input");
+        values[name] = backend.upload(tensor);
+    }
+    for (const ValueInfo &v : m.inputs)
+        if (!inputs.count(v.name))
+            throw Error(where, std::nullopt,
+                        fmt::format("graph input \"{}\" was not given", v.name));
+    for (const auto &[name, tensor] : m.initializers)
+        if (!values.count(name)) values[name] = backend.upload(tensor);
+    for (auto it = values.begin(); it != values.end();) {
+        emit_if_output(it->first);
+        const auto u = uses.find(it->first);
+        const bool dead = (u == uses.end() || u->second == 0) && !pending_outputs.count(it->first);
+        it = dead ? values.erase(it) : std::next(it);
+    }
+
+    detail::ExternalData external(m.base_dir);  // for Constant nodes with external data
+    for (size_t index = 0; index < m.order.size(); ++index) {
+        const ModelImpl::Node &node = m.order[index];
+        const onnx::NodeProto &p = *node.proto;
+        std::vector<const DeviceTensor *> in;
+        uint64_t bytes_read = 0;
+        for (const std::string &name : p.input()) {
+            if (name.empty()) {
+                in.push_back(nullptr);
+                continue;
+            }
+            const DeviceTensor &t = values.at(name);
+            in.push_back(&t);
+            bytes_read += t.nbytes();
+        }
+        detail::OpContext ctx(p, node.op->since, backend, external, std::move(in));
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            node.op->run(ctx);
+            for (size_t k = 0; k < ctx.outputs().size(); ++k)
+                if (!ctx.outputs()[k].buffer)
+                    throw Error(fmt::format("output {} was not computed", k));
+        } catch (const std::bad_alloc &) {
+            throw Error(where, std::nullopt, fmt::format("{}: out of memory", node.label));
+        } catch (const std::exception &e) {
+            throw Error(where, std::nullopt, fmt::format("{}: {}", node.label, e.what()));
+        }
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (impl_->profile) {
+            uint64_t written = 0;
+            for (const DeviceTensor &o : ctx.outputs()) written += o.nbytes();
+            // Views move no data.
+            if (node.op->view) bytes_read = written = 0;
+            impl_->profiles.push_back({node.name, fmt::format("{}-{}", p.op_type(), node.op->since),
+                                       seconds, bytes_read, written});
+        }
+        for (int k = 0; k < p.output_size(); ++k) {
+            values[p.output(k)] = std::move(ctx.outputs()[size_t(k)]);
+            emit_if_output(p.output(k));
+        }
+        for (const std::string &name : p.input()) {
+            if (name.empty()) continue;
+            --uses[name];
+            release_if_dead(name);
+        }
+        for (const std::string &name : p.output()) release_if_dead(name);
+    }
+}
+
+NamedTensors run_model(const std::string &model_path, const Inputs &inputs,
+                       const RunOptions &options) {
+    Session session(Model::load(model_path), options);
+    return session.run(inputs);
+}
+
+}  // namespace gguftool::runtime

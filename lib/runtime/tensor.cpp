@@ -1,0 +1,98 @@
+// Host tensors: owned aligned storage or views of bytes kept alive by an owner.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <new>
+
+#include "gguftool/runtime.hpp"
+
+namespace gguftool::runtime {
+namespace {
+
+constexpr size_t kAlign = 64;
+
+struct AlignedStorage {
+    uint8_t *p;
+    explicit AlignedStorage(size_t n)
+        : p(static_cast<uint8_t *>(::operator new(n ? n : 1, std::align_val_t(kAlign)))) {}
+    ~AlignedStorage() { ::operator delete(p, std::align_val_t(kAlign)); }
+    AlignedStorage(const AlignedStorage &) = delete;
+    AlignedStorage &operator=(const AlignedStorage &) = delete;
+};
+
+void check_dtype(DataType dtype) {
+    if (dtype_size(dtype) == 0)
+        throw Error(fmt::format("unsupported tensor element type {}", int(dtype)));
+}
+
+}  // namespace
+
+Tensor Tensor::allocate(DataType dtype, Shape shape) {
+    check_dtype(dtype);
+    Tensor t;
+    t.elements_ = shape_elements(shape);
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    const size_t n = t.nbytes();
+    std::shared_ptr<AlignedStorage> storage;
+    try {
+        storage = std::make_shared<AlignedStorage>(n);
+    } catch (const std::bad_alloc &) {
+        throw Error(fmt::format("cannot allocate {} bytes for a {} tensor of shape {}", n,
+                                dtype_name(dtype), shape_string(t.shape_)));
+    }
+    t.data_ = storage->p;
+    t.owner_ = std::move(storage);
+    t.writable_ = true;
+    return t;
+}
+
+Tensor Tensor::zeros(DataType dtype, Shape shape) {
+    Tensor t = allocate(dtype, std::move(shape));
+    if (t.nbytes()) std::memset(t.mutable_data(), 0, t.nbytes());
+    return t;
+}
+
+Tensor Tensor::copy_of(DataType dtype, Shape shape, std::span<const uint8_t> bytes) {
+    Tensor t = allocate(dtype, std::move(shape));
+    if (bytes.size() != t.nbytes())
+        throw Error(fmt::format("{} tensor of shape {} needs {} bytes, got {}", dtype_name(dtype),
+                                shape_string(t.shape_), t.nbytes(), bytes.size()));
+    if (!bytes.empty()) std::memcpy(t.mutable_data(), bytes.data(), bytes.size());
+    return t;
+}
+
+Tensor Tensor::view(DataType dtype, Shape shape, std::span<const uint8_t> bytes,
+                    std::shared_ptr<const void> owner) {
+    check_dtype(dtype);
+    const uint64_t n = shape_elements(shape);
+    if (bytes.size() != n * dtype_size(dtype))
+        throw Error(fmt::format("{} tensor of shape {} needs {} bytes, got {}", dtype_name(dtype),
+                                shape_string(shape), n * dtype_size(dtype), bytes.size()));
+    if (reinterpret_cast<uintptr_t>(bytes.data()) % dtype_size(dtype) != 0)
+        return copy_of(dtype, std::move(shape), bytes);
+    Tensor t;
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    t.elements_ = n;
+    t.data_ = bytes.data();
+    t.owner_ = std::move(owner);
+    return t;
+}
+
+uint8_t *Tensor::mutable_data() {
+    if (!writable_) throw Error("tensor is a read-only view");
+    return const_cast<uint8_t *>(data_);
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+    const uint64_t n = shape_elements(shape);
+    if (n != elements_)
+        throw Error(fmt::format("cannot reshape {} elements of shape {} to {}", elements_,
+                                shape_string(shape_), shape_string(shape)));
+    Tensor t = *this;
+    t.shape_ = std::move(shape);
+    return t;
+}
+
+}  // namespace gguftool::runtime

@@ -1,0 +1,135 @@
+// Output appears whole or not at all: a failed write (file size limit), an exception or a signal
+// in the middle leaves no .onnx, no data file and no temporary file; an earlier output survives a
+// failed conversion; the input is never written over.
+#include <signal.h>
+
+#include "onnx_test_util.hpp"
+
+namespace gguftool::onnxtest {
+namespace {
+
+using onnx_export::Mode;
+
+// A model of about 1.2 MB, enough for several chunks.
+void write_model(const std::string &path) {
+    write_gguf(path, {{"a", GgmlType::f32, {65536, 4}, testdata::random_bytes(1 << 20, 1)},
+                      {"b", GgmlType::q8_0, {4096, 16}, testdata::random_bytes(16 * 128 * 34, 2)}});
+}
+
+TEST(AtomicOutput, FileSizeLimitLeavesNothing) {
+    TempDir dir, scratch;
+    write_model(dir.file("m.gguf"));
+    for (bool external : {false, true}) {
+        SCOPED_TRACE(external ? "external data" : "inline");
+        std::vector<std::string> args = {"to-onnx", dir.file("m.gguf"), dir.file("m.onnx")};
+        if (external) args.push_back("--external-data");
+        const CliResult r = run_cli(args, scratch.path(), 256 * 1024);
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+        EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"m.gguf"});
+    }
+    // Without the limit the same command works.
+    const CliResult ok =
+        run_cli({"to-onnx", dir.file("m.gguf"), dir.file("m.onnx"), "--quiet"}, scratch.path());
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    EXPECT_EQ(files_in(dir.path()), (std::vector<std::string>{"m.gguf", "m.onnx"}));
+}
+
+// An error half-way (here the progress callback throws) removes the temporary files, and a model
+// written earlier under the same name is still there, unchanged.
+TEST(AtomicOutput, ErrorKeepsThePreviousOutput) {
+    TempDir dir;
+    write_model(dir.file("m.gguf"));
+    const gguf::Model model = gguf::Model::open(dir.file("m.gguf"));
+    onnx_export::Options o;
+    o.external_data = true;
+    onnx_export::export_model(model, dir.file("m.onnx"), o);
+    const std::vector<uint8_t> before = read_bytes(dir.file("m.onnx"));
+    const std::vector<uint8_t> data_before = read_bytes(dir.file("m.onnx.data"));
+
+    for (bool external : {false, true}) {
+        o.external_data = external;
+        o.mode = external ? Mode::unpack : Mode::packed;
+        o.progress = [](uint64_t done, uint64_t) {
+            if (done > 300000) throw Error("stop here");
+        };
+        EXPECT_THROW(onnx_export::export_model(model, dir.file("m.onnx"), o), Error);
+        EXPECT_EQ(files_in(dir.path()),
+                  (std::vector<std::string>{"m.gguf", "m.onnx", "m.onnx.data"}));
+        EXPECT_EQ(read_bytes(dir.file("m.onnx")), before);
+        EXPECT_EQ(read_bytes(dir.file("m.onnx.data")), data_before);
+    }
+}
+
+// SIGINT or SIGTERM during the write: the handler removes the temporary files, then the signal
+// ends the process as it would have.
+TEST(AtomicOutput, SignalLeavesNothing) {
+    TempDir dir;
+    write_model(dir.file("m.gguf"));
+    for (int sig : {SIGINT, SIGTERM}) {
+        for (bool external : {false, true}) {
+            SCOPED_TRACE(std::string(strsignal(sig)) + (external ? ", external data" : ""));
+            const pid_t pid = fork();
+            if (pid == 0) {
+                onnx_export::Options o;
+                o.external_data = external;
+                o.progress = [sig](uint64_t done, uint64_t) {
+                    if (done > 300000) ::raise(sig);
+                };
+                try {
+                    onnx_export::export_model(gguf::Model::open(dir.file("m.gguf")),
+                                              dir.file("m.onnx"), o);
+                } catch (...) {
+                }
+                _exit(0);  // not reached when the signal ends the process
+            }
+            int status = 0;
+            ASSERT_EQ(waitpid(pid, &status, 0), pid);
+            EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+            EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"m.gguf"});
+        }
+    }
+}
+
+TEST(AtomicOutput, RefusesToWriteOverTheInput) {
+    TempDir dir;
+    write_model(dir.file("m.gguf"));
+    fs::create_hard_link(dir.file("m.gguf"), dir.file("link.onnx"));
+    fs::create_symlink(dir.file("m.gguf"), dir.file("sym.onnx"));
+    const std::vector<uint8_t> before = read_bytes(dir.file("m.gguf"));
+    const gguf::Model model = gguf::Model::open(dir.file("m.gguf"));
+    for (const char *out : {"m.gguf", "link.onnx", "sym.onnx"}) {
+        try {
+            onnx_export::export_model(model, dir.file(out), {});
+            ADD_FAILURE() << out << ": no error";
+        } catch (const Error &e) {
+            EXPECT_NE(std::string(e.what()).find("refusing to write over the input file"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+    // The data file name counts too: OUTPUT.data may not be the input either.
+    fs::create_hard_link(dir.file("m.gguf"), dir.file("x.onnx.data"));
+    EXPECT_THROW(onnx_export::export_model(model, dir.file("x.onnx"), {}), Error);
+    EXPECT_EQ(read_bytes(dir.file("m.gguf")), before);
+    EXPECT_FALSE(fs::exists(dir.file("x.onnx")));
+}
+
+TEST(AtomicOutput, MissingDirectoryIsAnError) {
+    TempDir dir;
+    write_model(dir.file("m.gguf"));
+    try {
+        onnx_export::export_model(gguf::Model::open(dir.file("m.gguf")), dir.file("no/such/m.onnx"),
+                                  {});
+        ADD_FAILURE() << "no error";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("cannot create a temporary file in"),
+                  std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace gguftool::onnxtest

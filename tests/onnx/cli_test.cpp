@@ -1,0 +1,91 @@
+// The `gguftool to-onnx` command line: options reach the exporter, exit codes, quiet output.
+#include "onnx_test_util.hpp"
+
+namespace gguftool::onnxtest {
+namespace {
+
+const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
+
+TEST(Cli, ConvertsTheSampleInEveryModeAndMatchesLlama) {
+    TempDir dir;
+    const gguf::Model sample = gguf::Model::open(kSample);
+    for (const char *mode : {"packed", "unpack", "dequantized"}) {
+        SCOPED_TRACE(mode);
+        const std::string out = dir.file(std::string(mode) + ".onnx");
+        const CliResult r = run_cli({"to-onnx", kSample, out, "--mode", mode}, dir.path());
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(
+            r.out.find(fmt::format("{}: {} tensors ({} mode", out, sample.tensors().size(), mode)),
+            std::string::npos)
+            << r.out;
+        const onnx::ModelProto m = check_model(out);
+        const auto outputs = run(out);
+        ASSERT_EQ(outputs.size(), sample.tensors().size());
+        for (const gguf::TensorInfo &t : sample.tensors()) {
+            if (!traits(t.type).quantized) continue;
+            const std::vector<uint8_t> bytes(t.data.begin(), t.data.end());
+            EXPECT_TRUE(same_bits(llama_decode(t.type, bytes, t.elements),
+                                  floats(outputs.at(std::string(t.name)))))
+                << t.name;
+        }
+    }
+}
+
+TEST(Cli, OptionsReachTheModel) {
+    TempDir dir;
+    const CliResult r = run_cli({"to-onnx", kSample, dir.file("m.onnx"), "--output-dtype",
+                                 "bfloat16", "--tensor", "blk.0.*", "--tensor", "output.weight",
+                                 "--max-array", "5", "--external-data", "--mode", "unpack"},
+                                dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("gguftool: note: metadata array 'tokenizer.ggml.tokens'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.out.find("in m.onnx.data"), std::string::npos) << r.out;
+    EXPECT_TRUE(fs::exists(dir.file("m.onnx.data")));
+    const onnx::ModelProto m = check_model(dir.file("m.onnx"));
+    for (const auto &o : m.graph().output()) {
+        EXPECT_TRUE(o.name().starts_with("blk.0.") || o.name() == "output.weight") << o.name();
+        const int32_t type = o.type().tensor_type().elem_type();
+        EXPECT_TRUE(type == opset29::kBfloat16 || o.name().ends_with("norm.weight") ||
+                    o.name() == "blk.0.attn_k.weight" || o.name() == "blk.0.attn_v.weight")
+            << o.name() << " " << type;
+    }
+    EXPECT_GT(count_ops(m, "Unpack"), 0u);
+}
+
+TEST(Cli, QuietPrintsNothing) {
+    TempDir dir, scratch;
+    const CliResult r = run_cli(
+        {"to-onnx", "--quiet", "--max-array", "2", kSample, dir.file("m.onnx")}, scratch.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, ExitCodes) {
+    TempDir dir, scratch;
+    const auto run_args = [&](std::vector<std::string> args) {
+        return run_cli(args, scratch.path());
+    };
+    EXPECT_EQ(run_args({"to-onnx", kSample}).status, 2);  // OUTPUT missing
+    EXPECT_EQ(run_args({"to-onnx", kSample, dir.file("m.onnx"), "--mode", "fast"}).status, 2);
+    EXPECT_EQ(run_args({"to-onnx", kSample, dir.file("m.onnx"), "--output-dtype", "int8"}).status,
+              2);
+    EXPECT_EQ(run_args({"to-onnx", kSample, dir.file("m.onnx"), "--max-array", "x"}).status, 2);
+
+    CliResult r = run_args({"to-onnx", dir.file("missing.gguf"), dir.file("m.onnx")});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("missing.gguf"), std::string::npos) << r.err;
+    r = run_args({"to-onnx", kSample, dir.file("m.onnx"), "--tensor", "nothing*"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("no tensor matches nothing*"), std::string::npos) << r.err;
+    r = run_args({"to-onnx", kSample, kSample});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("refusing to write over the input file"), std::string::npos) << r.err;
+    EXPECT_TRUE(files_in(dir.path()).empty());
+    EXPECT_EQ(run_args({"to-onnx", "--help"}).status, 0);
+}
+
+}  // namespace
+}  // namespace gguftool::onnxtest

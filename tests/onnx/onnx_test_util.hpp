@@ -1,0 +1,242 @@
+// Helpers for the to-onnx tests: GGUF files with llama.cpp-quantized tensors, loading and checking
+// exported models with ONNX's checker and shape inference, running them with the runtime, and
+// llama.cpp's own decode as the expected values.
+#pragma once
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../quant/quant_test_util.hpp"
+#include "ggml_data.hpp"
+#include "gguf_test_support.hpp"
+#include "gguftool/gguf_writer.hpp"
+#include "gguftool/onnx_export.hpp"
+#include "gguftool/onnx_schemas.hpp"
+#include "gguftool/reference.hpp"
+#include "gguftool/runtime.hpp"
+
+namespace gguftool::onnxtest {
+
+using test::TempDir;
+namespace fs = std::filesystem;
+
+// The ten formats with an Unpack form.
+inline const std::vector<GgmlType> kUnpackFormats = {
+    GgmlType::q4_0, GgmlType::q4_1, GgmlType::q5_0,  GgmlType::q5_1,   GgmlType::q8_0,
+    GgmlType::q1_0, GgmlType::q2_0, GgmlType::tq2_0, GgmlType::iq4_nl, GgmlType::mxfp4};
+
+inline std::string param_name(const testing::TestParamInfo<GgmlType> &info) {
+    return type_name(info.param);
+}
+
+// llama.cpp, or a failed test: the suite needs it (CI installs it).
+inline const reference::Ggml &llama() {
+    const reference::Ggml *g = test::ggml();
+    if (!g) {
+        ADD_FAILURE() << "llama.cpp's libggml-base.so is not available (run npm ci)";
+        throw std::runtime_error("no llama.cpp");
+    }
+    return *g;
+}
+
+// `rows` rows of `n_per_row` values of `dist`, quantized to `type` by llama.cpp (with an importance
+// matrix where the type needs one).
+inline std::vector<uint8_t> llama_quantized(GgmlType type, size_t rows, size_t n_per_row,
+                                            testdata::Distribution dist, uint64_t seed) {
+    const reference::Ggml &g = llama();
+    const std::vector<float> values = testdata::make_values(dist, rows * n_per_row, seed);
+    const auto id = static_cast<int>(type);
+    const bool needs_imatrix = !testdata::quantized_by_ref_row(type) &&
+                               g.quantize_requires_imatrix && g.quantize_requires_imatrix(id);
+    const std::vector<float> imatrix =
+        needs_imatrix ? testdata::make_imatrix(n_per_row, seed + 1) : std::vector<float>{};
+    // Build the code book tables once here rather than in every forked quantizer process.
+    if (!testdata::quantized_by_ref_row(type) && g.quantize_init) g.quantize_init(id);
+    testdata::Quantized q = testdata::quantize_with_llama(g, type, values, n_per_row, imatrix);
+    if (q.bytes.empty()) throw std::runtime_error(q.failure);
+    return q.bytes;
+}
+
+// llama.cpp's FLOAT decode of `bytes` (dequantize_row_<type>; q8_1, which it cannot decode, by
+// its definition).
+inline std::vector<float> llama_decode(GgmlType type, const std::vector<uint8_t> &bytes,
+                                       uint64_t elements) {
+    std::vector<float> out = testutil::llama_decode(llama(), type, bytes);
+    EXPECT_EQ(out.size(), elements);
+    return out;
+}
+
+struct TensorSpec {
+    std::string name;
+    GgmlType type;
+    std::vector<uint64_t> dims;  // ggml order
+    std::vector<uint8_t> bytes;
+};
+
+inline void write_gguf(const std::string &path, const std::vector<TensorSpec> &tensors,
+                       gguf::Writer w = gguf::Writer()) {
+    for (const TensorSpec &t : tensors) w.add_tensor(t.name, t.type, t.dims, t.bytes);
+    w.write(path);
+}
+
+inline uint64_t elements_of(const std::vector<uint64_t> &dims) {
+    uint64_t n = 1;
+    for (uint64_t d : dims) n *= d;
+    return n;
+}
+
+inline onnx::ModelProto load_model(const std::string &path) {
+    onnx::ModelProto m;
+    std::ifstream in(path, std::ios::binary);
+    if (!m.ParseFromIstream(&in)) throw std::runtime_error("cannot parse " + path);
+    return m;
+}
+
+// ONNX's checker (external data located beside the model) and strict shape inference, with the
+// opset-29 schemas registered. Returns the model with inferred shapes.
+inline onnx::ModelProto check_model(const std::string &path) {
+    opset29::register_schemas();
+    onnx::checker::check_model(path);
+    onnx::ModelProto m = load_model(path);
+    onnx::ShapeInferenceOptions strict{true, 1, false};
+    onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), strict);
+    return m;
+}
+
+inline const onnx::TensorProto *find_initializer(const onnx::ModelProto &m,
+                                                 const std::string &name) {
+    for (const onnx::TensorProto &t : m.graph().initializer())
+        if (t.name() == name) return &t;
+    return nullptr;
+}
+
+inline const onnx::NodeProto *producer(const onnx::ModelProto &m, const std::string &output) {
+    for (const onnx::NodeProto &n : m.graph().node())
+        for (const std::string &o : n.output())
+            if (o == output) return &n;
+    return nullptr;
+}
+
+inline size_t count_ops(const onnx::ModelProto &m, const std::string &op) {
+    size_t n = 0;
+    for (const onnx::NodeProto &node : m.graph().node()) n += node.op_type() == op;
+    return n;
+}
+
+inline const onnx::AttributeProto *attribute(const onnx::NodeProto &n, const std::string &name) {
+    for (const onnx::AttributeProto &a : n.attribute())
+        if (a.name() == name) return &a;
+    return nullptr;
+}
+
+// Runs the exported model with the runtime: every graph output by name.
+inline std::map<std::string, runtime::Tensor> run(const std::string &path) {
+    std::map<std::string, runtime::Tensor> out;
+    for (auto &[name, t] : runtime::run_model(path)) out[name] = t;
+    return out;
+}
+
+inline uint32_t bits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+// Equal bit for bit; with `nan_equal`, any NaN matches any NaN.
+inline testing::AssertionResult same_bits(const std::vector<float> &expected,
+                                          const std::vector<float> &actual,
+                                          bool nan_equal = false) {
+    if (expected.size() != actual.size())
+        return testing::AssertionFailure()
+               << "sizes differ: " << expected.size() << " vs " << actual.size();
+    for (size_t i = 0; i < expected.size(); ++i) {
+        if (nan_equal && std::isnan(expected[i]) && std::isnan(actual[i])) continue;
+        if (bits(expected[i]) != bits(actual[i]))
+            return testing::AssertionFailure()
+                   << "index " << i << ": expected " << expected[i] << " (0x" << std::hex
+                   << bits(expected[i]) << "), got " << actual[i] << " (0x" << bits(actual[i])
+                   << ")";
+    }
+    return testing::AssertionSuccess();
+}
+
+inline std::vector<float> floats(const runtime::Tensor &t) {
+    EXPECT_EQ(t.dtype(), runtime::DataType::float32);
+    return t.to_vector<float>();
+}
+
+inline std::vector<uint8_t> read_bytes(const std::string &path) {
+    return test::read_file(path);
+}
+
+// Files in `dir`, sorted.
+inline std::vector<std::string> files_in(const std::string &dir) {
+    std::vector<std::string> names;
+    for (const auto &e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+struct CliResult {
+    int status = -1;  // exit code, or -1 when killed by a signal
+    int signal = 0;
+    std::string out;
+    std::string err;
+};
+
+// Runs the built gguftool with `args` in a child process, optionally under a file size limit;
+// stdout and stderr go through files in `scratch`.
+inline CliResult run_cli(const std::vector<std::string> &args, const std::string &scratch,
+                         std::optional<rlim_t> file_size_limit = std::nullopt) {
+    const std::string out_path = scratch + "/cli.stdout", err_path = scratch + "/cli.stderr";
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(out, 1);
+        ::dup2(err, 2);
+        if (file_size_limit) {
+            const rlimit limit{*file_size_limit, *file_size_limit};
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+        }
+        std::vector<std::string> argv_s = {GGUFTOOL_EXE};
+        argv_s.insert(argv_s.end(), args.begin(), args.end());
+        std::vector<char *> argv;
+        for (std::string &a : argv_s) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        ::execv(argv[0], argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    CliResult r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    const auto text = [](const std::string &p) {
+        const std::vector<uint8_t> b = test::read_file(p);
+        return std::string(b.begin(), b.end());
+    };
+    r.out = text(out_path);
+    r.err = text(err_path);
+    fs::remove(out_path);
+    fs::remove(err_path);
+    return r;
+}
+
+}  // namespace gguftool::onnxtest

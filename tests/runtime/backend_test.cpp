@@ -1,0 +1,141 @@
+// The backend seam: a backend with its own buffer type (standing in for device memory, reached
+// only through upload/download copies) runs the same graphs with the same results, so the graph
+// code relies on nothing but the Backend interface.
+#include "runtime_test_util.hpp"
+
+namespace gguftool::rttest {
+namespace {
+
+using rt::DataType;
+using rt::DeviceTensor;
+
+class ForeignBackend final : public rt::Backend {
+public:
+    struct Buffer final : rt::DeviceBuffer {
+        rt::Tensor memory;  // "device" memory: never handed out, only copied
+    };
+    size_t uploads = 0, downloads = 0, ops = 0;
+
+    std::string name() const override { return "foreign"; }
+    DeviceTensor allocate(DataType dtype, const rt::Shape &shape) override {
+        auto b = std::make_shared<Buffer>();
+        b->memory = rt::Tensor::allocate(dtype, shape);
+        return {dtype, shape, b};
+    }
+    DeviceTensor upload(const rt::Tensor &host) override {
+        ++uploads;
+        auto b = std::make_shared<Buffer>();
+        b->memory = rt::Tensor::copy_of(host.dtype(), host.shape(), host.bytes());
+        return {host.dtype(), host.shape(), b};
+    }
+    rt::Tensor download(const DeviceTensor &t) override {
+        ++downloads;
+        const rt::Tensor &m = memory(t);
+        return rt::Tensor::copy_of(t.dtype, t.shape, m.bytes());
+    }
+
+    void dequantize_packed(GgmlType f, const DeviceTensor &x, DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->dequantize_packed(f, on_cpu(x), out); });
+    }
+    void unpack(const rt::UnpackParams &p, const DeviceTensor &x, DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->unpack(p, on_cpu(x), out); });
+    }
+    void one_hot(const rt::OneHotParams &p, const DeviceTensor &i, const DeviceTensor &v,
+                 DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->one_hot(p, on_cpu(i), on_cpu(v), out); });
+    }
+    void cast(const DeviceTensor &x, DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->cast(on_cpu(x), out); });
+    }
+    void add(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->add(on_cpu(a), on_cpu(b), out); });
+    }
+    void sub(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->sub(on_cpu(a), on_cpu(b), out); });
+    }
+    void mul(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->mul(on_cpu(a), on_cpu(b), out); });
+    }
+    void gather(size_t axis, bool neg, const DeviceTensor &d, const DeviceTensor &i,
+                DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->gather(axis, neg, on_cpu(d), on_cpu(i), out); });
+    }
+    void concat(size_t axis, std::span<const DeviceTensor> in, DeviceTensor &y) override {
+        std::vector<DeviceTensor> c;
+        for (const DeviceTensor &t : in) c.push_back(on_cpu(t));
+        run(y, [&](DeviceTensor &out) { cpu_->concat(axis, c, out); });
+    }
+
+private:
+    static const rt::Tensor &memory(const DeviceTensor &t) {
+        auto *b = dynamic_cast<Buffer *>(t.buffer.get());
+        if (!b) throw Error("not a foreign tensor");
+        return b->memory;
+    }
+    DeviceTensor on_cpu(const DeviceTensor &t) { return cpu_->upload(memory(t).reshaped(t.shape)); }
+    template <class F>
+    void run(DeviceTensor &y, F &&f) {
+        ++ops;
+        DeviceTensor out = cpu_->allocate(y.dtype, y.shape);
+        f(out);
+        const rt::Tensor host = cpu_->download(out);
+        auto *b = dynamic_cast<Buffer *>(y.buffer.get());
+        ASSERT_TRUE(b);
+        if (host.nbytes()) std::memcpy(b->memory.mutable_data(), host.data(), host.nbytes());
+    }
+    std::unique_ptr<rt::Backend> cpu_ = rt::make_cpu_backend(1);
+};
+
+TEST(Backend, ForeignBackendRunsTheNodeTests) {
+    for (const auto &e : fs::directory_iterator(kNodeTests)) {
+        if (!rt::is_node_test_dir(e.path().string())) continue;
+        SCOPED_TRACE(e.path().filename().string());
+        const rt::Model model = rt::Model::load((e.path() / "model.onnx").string());
+        rt::Inputs inputs;
+        for (size_t k = 0; k < model.inputs().size(); ++k)
+            inputs[model.inputs()[k].name] = rt::read_tensor_pb(
+                (e.path() / "test_data_set_0" / fmt::format("input_{}.pb", k)).string());
+        auto backend = std::make_unique<ForeignBackend>();
+        ForeignBackend *foreign = backend.get();
+        rt::Session s(model, std::move(backend));
+        const rt::NamedTensors got = s.run(inputs);
+        for (size_t k = 0; k < got.size(); ++k) {
+            const rt::Tensor expected = rt::read_tensor_pb(
+                (e.path() / "test_data_set_0" / fmt::format("output_{}.pb", k)).string());
+            const rt::Comparison c = rt::compare(got[k].second, expected, true);
+            EXPECT_TRUE(c.equal) << c.message;
+        }
+        EXPECT_EQ(foreign->uploads, inputs.size());
+        EXPECT_GE(foreign->downloads, got.size());
+        EXPECT_EQ(s.backend().name(), "foreign");
+    }
+}
+
+TEST(Backend, ForeignBackendMatchesCpuOnAChain) {
+    // Gather through a lookup table, Concat, Cast, Mul with broadcasting, OneHot.
+    ModelBuilder m(13);
+    m.output("y").output("oh");
+    m.initializer("table", tensor(DataType::float32, {4}, std::vector<float>{-1.5f, 0.25f, 3, 8}));
+    m.initializer("codes",
+                  tensor(DataType::int64, {2, 3}, std::vector<int64_t>{0, 3, 1, 2, 2, -1}));
+    m.initializer("scale",
+                  tensor(DataType::float16, {2, 1}, std::vector<uint16_t>{0x3800, 0x4200}));
+    m.initializer("depth", scalar_i64(4));
+    m.initializer("values", tensor(DataType::int32, {2}, std::vector<int32_t>{0, 5}));
+    m.node("Gather", {"table", "codes"}, {"v"}, {}, "lut");
+    m.node("Cast", {"scale"}, {"s"}, {attr_int("to", 1)}, "cast");
+    m.node("Mul", {"v", "s"}, {"w"}, {}, "mul");
+    m.node("Concat", {"w", "w"}, {"y"}, {attr_int("axis", 1)}, "cat");
+    m.node("OneHot", {"codes", "depth", "values"}, {"oh"}, {attr_int("axis", 1)}, "onehot");
+    rt::Session cpu(m.model());
+    rt::Session foreign(m.model(), std::make_unique<ForeignBackend>());
+    const rt::NamedTensors a = cpu.run(), b = foreign.run();
+    ASSERT_EQ(a.size(), 2u);
+    for (size_t k = 0; k < a.size(); ++k)
+        EXPECT_TRUE(rt::compare(b[k].second, a[k].second, true).equal) << a[k].first;
+    EXPECT_EQ(a[0].second.to_vector<float>(),
+              (std::vector<float>{-0.75f, 4, 0.125f, -0.75f, 4, 0.125f, 9, 9, 24, 9, 9, 24}));
+}
+
+}  // namespace
+}  // namespace gguftool::rttest

@@ -1,0 +1,185 @@
+// `gguftool run` end to end: a graph built from testdata/sample.gguf (DequantizePacked for the
+// quantized tensors, initializers for the plain ones) run with --output-dir, --compare and
+// --benchmark; inputs from .npy and .pb; usage and model errors with their exit codes.
+#include "gguftool/gguf.hpp"
+#include "gguftool/reference.hpp"
+#include "runtime_test_util.hpp"
+
+namespace gguftool::rttest {
+namespace {
+
+using rt::DataType;
+
+const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
+
+std::optional<DataType> plain_type(GgmlType t) {
+    switch (t) {
+        case GgmlType::f32:
+            return DataType::float32;
+        case GgmlType::f16:
+            return DataType::float16;
+        case GgmlType::bf16:
+            return DataType::bfloat16;
+        default:
+            return std::nullopt;
+    }
+}
+
+// The GGUF as a graph: every tensor is a graph output named as in the GGUF.
+ModelBuilder model_of_gguf(const gguf::Model &g) {
+    ModelBuilder b;
+    for (const gguf::TensorInfo &t : g.tensors()) {
+        const std::string name(t.name);
+        rt::Shape shape(t.ne.begin(), t.ne.begin() + t.n_dims);
+        std::reverse(shape.begin(), shape.end());
+        if (const auto dt = plain_type(t.type)) {
+            b.initializer(name, rt::Tensor::copy_of(*dt, shape, t.data));
+        } else {
+            std::string format = std::string("gguf:") + type_name(t.type);
+            std::transform(format.begin(), format.end(), format.begin(), ::tolower);
+            b.initializer(name + ".packed",
+                          rt::Tensor::copy_of(DataType::uint8, {int64_t(t.bytes)}, t.data));
+            b.node("DequantizePacked", {name + ".packed"}, {name},
+                   {attr_string("format", format), attr_ints("shape", shape)}, "dq." + name);
+        }
+        b.output(name);
+    }
+    return b;
+}
+
+size_t count_of(const std::string &s, const std::string &what) {
+    size_t n = 0;
+    for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+    return n;
+}
+
+TEST(CliRun, CompareOutputDirAndBenchmark) {
+    TempDir tmp;
+    const gguf::Model g = gguf::Model::open(kSample);
+    const size_t n = g.tensors().size();
+    ModelBuilder b = model_of_gguf(g);
+    b.save(tmp.file("sample.onnx"));
+
+    CliResult r = run_cli({"run", tmp.file("sample.onnx"), "--compare", kSample});
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(count_of(r.out, "  match\n"), n) << r.out;
+    EXPECT_NE(r.out.find(fmt::format("compare: {} match, 0 differ, 0 not compared", n)),
+              std::string::npos)
+        << r.out;
+
+    // One flipped byte in one packed tensor is caught and named.
+    onnx::TensorProto &packed = b.initializer_proto("blk.0.attn_q.weight.packed");
+    (*packed.mutable_raw_data())[100] ^= 0x10;
+    b.save(tmp.file("broken.onnx"));
+    r = run_cli({"run", tmp.file("broken.onnx"), "--compare", kSample});
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("blk.0.attn_q.weight  float [256, 256]  q4_0  MISMATCH"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find(fmt::format("compare: {} match, 1 differ", n - 1)), std::string::npos);
+
+    // --output-dir: every output as .npy; the q4_0 one equals llama.cpp's decoding.
+    const std::string out_dir = tmp.file("out");
+    r = run_cli({"run", tmp.file("sample.onnx"), "--output-dir", out_dir, "--threads", "2"});
+    EXPECT_EQ(r.status, 0) << r.out;
+    for (const gguf::TensorInfo &t : g.tensors())
+        EXPECT_TRUE(fs::exists(fs::path(out_dir) / (std::string(t.name) + ".npy"))) << t.name;
+    auto ggml = reference::ggml();
+    ASSERT_TRUE(ggml) << "llama.cpp's libggml-base.so is required";
+    for (const char *name : {"blk.0.attn_q.weight", "output.weight", "blk.1.attn_output.weight"}) {
+        const gguf::TensorInfo *t = g.find_tensor(name);
+        ASSERT_TRUE(t);
+        std::vector<float> expected(t->elements);
+        ggml->dequantize_row[uint32_t(t->type)](t->data.data(), expected.data(),
+                                                int64_t(t->elements));
+        const rt::Tensor got =
+            rt::read_npy((fs::path(out_dir) / (std::string(name) + ".npy")).string());
+        const rt::Comparison c = rt::compare(
+            got, tensor(DataType::float32, {int64_t(t->ne[1]), int64_t(t->ne[0])}, expected), true);
+        EXPECT_TRUE(c.equal) << name << ": " << c.message;
+    }
+    // bfloat16 is written as raw '<u2' words with a note.
+    const std::string bf = read_file((fs::path(out_dir) / "blk.0.attn_v.weight.npy").string());
+    EXPECT_NE(bf.find("'descr': '<u2'"), std::string::npos);
+    EXPECT_NE(bf.find("# gguftool: bfloat16 stored as raw uint16 words"), std::string::npos);
+    EXPECT_EQ(rt::read_npy((fs::path(out_dir) / "blk.0.attn_v.weight.npy").string()).dtype(),
+              DataType::bfloat16);
+
+    // --benchmark: a table with one line per node.
+    r = run_cli({"run", tmp.file("sample.onnx"), "--benchmark"});
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("GB/s"), std::string::npos) << r.out;
+    size_t quantized = 0;
+    for (const gguf::TensorInfo &t : g.tensors()) quantized += !plain_type(t.type);
+    EXPECT_EQ(count_of(r.out, "DequantizePacked-29"), quantized) << r.out;
+    EXPECT_NE(r.out.find("all nodes"), std::string::npos) << r.out;
+}
+
+TEST(CliRun, InputsFromNpyAndPbAndSummary) {
+    TempDir tmp;
+    ModelBuilder b;
+    b.input("X", DataType::uint8).input("count", DataType::int64).output("Y");
+    b.node("Unpack", {"X", "count"}, {"Y"}, {attr_int("bits", 3)}, "unpack");
+    b.save(tmp.file("m.onnx"));
+    rt::write_npy(tmp.file("x.npy"), bytes_u8({136, 198, 250}));
+    onnx::TensorProto count;
+    rt::tensor_to_proto(scalar_i64(8), "count", count);
+    write_file(tmp.file("count.pb"), count.SerializeAsString());
+    CliResult r = run_cli({"run", tmp.file("m.onnx"), "--input", "X=" + tmp.file("x.npy"),
+                           "--input", "count=" + tmp.file("count.pb")});
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(r.out, "Y  uint8 [8] 0 1 2 3 4 5 6 7\n");
+
+    // Missing input, wrong type, unknown name: model errors (exit 1).
+    r = run_cli({"run", tmp.file("m.onnx"), "--input", "X=" + tmp.file("x.npy")});
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("graph input \"count\" was not given"), std::string::npos) << r.out;
+    r = run_cli({"run", tmp.file("m.onnx"), "--input", "X=" + tmp.file("count.pb"), "--input",
+                 "count=" + tmp.file("count.pb")});
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("graph input \"X\" is int64 but the graph declares uint8"),
+              std::string::npos);
+    r = run_cli({"run", tmp.file("m.onnx"), "--input", "Z=" + tmp.file("x.npy")});
+    EXPECT_EQ(r.status, 1) << r.out;
+
+    // A wrong count is an error naming the node.
+    rt::tensor_to_proto(scalar_i64(9), "count", count);
+    write_file(tmp.file("count9.pb"), count.SerializeAsString());
+    r = run_cli({"run", tmp.file("m.onnx"), "--input", "X=" + tmp.file("x.npy"), "--input",
+                 "count=" + tmp.file("count9.pb")});
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(
+        r.out.find("node \"unpack\" (Unpack-29): input X has 3 words along axis 0 but count 9"),
+        std::string::npos)
+        << r.out;
+}
+
+TEST(CliRun, UsageAndModelErrors) {
+    TempDir tmp;
+    ModelBuilder b;
+    b.input("a").output("y");
+    b.node("Softmax", {"a"}, {"y"}, {}, "soft");
+    b.save(tmp.file("bad.onnx"));
+    CliResult r = run_cli({"run", tmp.file("bad.onnx")});
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_NE(r.out.find("node \"soft\" (Softmax): unsupported operator Softmax"),
+              std::string::npos)
+        << r.out;
+
+    EXPECT_EQ(run_cli({"run"}).status, 2);
+    EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--input", "novalue"}).status, 2);
+    EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--backend", "ascend"}).status, 2);
+    EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--exact"}).status, 2);
+    EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--test-dir", kNodeTests}).status, 2);
+    EXPECT_EQ(run_cli({"run", "--test-dir", kNodeTests, "--benchmark"}).status, 2);
+    EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--threads", "-1"}).status, 2);
+    EXPECT_EQ(run_cli({"run", tmp.file("missing.onnx")}).status, 1);
+    const CliResult help = run_cli({"run", "--help"});
+    EXPECT_EQ(help.status, 0);
+    for (const char *opt : {"--input", "--output-dir", "--backend", "--threads", "--compare",
+                            "--benchmark", "--test-dir", "--exact"})
+        EXPECT_NE(help.out.find(opt), std::string::npos) << opt;
+}
+
+}  // namespace
+}  // namespace gguftool::rttest

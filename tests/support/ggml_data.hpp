@@ -1,0 +1,225 @@
+// Test data for the dequantization core: value distributions, random blocks, and quantization by
+// llama.cpp's own quantizers (through reference::ggml()). Header-only; any test may include it.
+#pragma once
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gguftool/reference.hpp"
+#include "gguftool/types.hpp"
+
+namespace gguftool::testdata {
+
+// Every quantized type of the type table, in id order.
+inline std::vector<GgmlType> quantized_types() {
+    std::vector<GgmlType> out;
+    for (uint32_t id = 0; id < kGgmlTypeCount; ++id)
+        if (type_traits(id)->quantized) out.push_back(static_cast<GgmlType>(id));
+    return out;
+}
+
+inline std::vector<GgmlType> plain_types() {
+    return {GgmlType::f32, GgmlType::f16, GgmlType::bf16, GgmlType::f64,
+            GgmlType::i8,  GgmlType::i16, GgmlType::i32,  GgmlType::i64};
+}
+
+enum class Distribution { normal, heavy_tailed, zeros, tiny, huge, mixed };
+
+inline const char *distribution_name(Distribution d) {
+    switch (d) {
+        case Distribution::normal:
+            return "normal";
+        case Distribution::heavy_tailed:
+            return "heavy_tailed";
+        case Distribution::zeros:
+            return "zeros";
+        case Distribution::tiny:
+            return "tiny";
+        case Distribution::huge:
+            return "huge";
+        case Distribution::mixed:
+            return "mixed";
+    }
+    return "?";
+}
+
+inline constexpr Distribution kDistributions[] = {Distribution::normal, Distribution::heavy_tailed,
+                                                  Distribution::zeros,  Distribution::tiny,
+                                                  Distribution::huge,   Distribution::mixed};
+
+// n values drawn from `d`:
+//   normal        N(0, 1)
+//   heavy_tailed  Student-t with 1.5 degrees of freedom (occasional values in the thousands)
+//   zeros         all +0
+//   tiny          N(0, 1) * 1e-30 (f16 scales underflow to zero or subnormals)
+//   huge          N(0, 1) * 1e30 (f16 scales overflow to infinity)
+//   mixed         runs of 32 values, each run one of: normal at a random scale in 1e-12..1e11,
+//                 heavy-tailed, zeros, tiny, normal * 1e11 (f16 scales overflow, yet the IQ
+//                 quantizers' float arithmetic stays finite: from ~1e13 up they abort), or normal
+//                 with exact zeros and a few outliers sprinkled in
+inline std::vector<float> make_values(Distribution d, size_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::student_t_distribution<float> student(1.5f);
+    std::vector<float> v(n);
+    switch (d) {
+        case Distribution::normal:
+            for (float &x : v) x = normal(rng);
+            break;
+        case Distribution::heavy_tailed:
+            for (float &x : v) x = student(rng);
+            break;
+        case Distribution::zeros:
+            break;
+        case Distribution::tiny:
+            for (float &x : v) x = normal(rng) * 1e-30f;
+            break;
+        case Distribution::huge:
+            for (float &x : v) x = normal(rng) * 1e30f;
+            break;
+        case Distribution::mixed: {
+            std::uniform_int_distribution<int> pick(0, 5);
+            std::uniform_real_distribution<float> exponent(-12.0f, 11.0f);
+            std::uniform_int_distribution<int> coin(0, 15);
+            for (size_t run = 0; run < n; run += 32) {
+                const int kind = pick(rng);
+                const float scale = std::pow(10.0f, exponent(rng));
+                for (size_t i = run; i < std::min(n, run + 32); ++i) {
+                    switch (kind) {
+                        case 0:
+                            v[i] = normal(rng) * scale;
+                            break;
+                        case 1:
+                            v[i] = student(rng);
+                            break;
+                        case 2:
+                            v[i] = 0.0f;
+                            break;
+                        case 3:
+                            v[i] = normal(rng) * 1e-30f;
+                            break;
+                        case 4:
+                            v[i] = normal(rng) * 1e11f;
+                            break;  // f16 scales overflow
+                        default:    // zeros and outliers among normal values
+                            v[i] = coin(rng) == 0 ? 0.0f : normal(rng);
+                            if (coin(rng) == 0) v[i] *= 1000.0f;
+                    }
+                }
+            }
+            break;
+        }
+    }
+    return v;
+}
+
+// Importance-matrix weights for one row: random positive values, as an imatrix holds.
+inline std::vector<float> make_imatrix(size_t n_per_row, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> weight(0.01f, 10.0f);
+    std::vector<float> w(n_per_row);
+    for (float &x : w) x = weight(rng);
+    return w;
+}
+
+inline std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<uint8_t> b(n);
+    for (size_t i = 0; i < n; i += 8) {
+        const uint64_t r = rng();
+        std::memcpy(b.data() + i, &r, std::min<size_t>(8, n - i));
+    }
+    return b;
+}
+
+// How llama.cpp quantizes a type: through ggml_quantize_chunk, or (q8_K, q8_1, which it only
+// produces as matmul operands) through quantize_row_<type>_ref.
+inline bool quantized_by_ref_row(GgmlType t) {
+    return t == GgmlType::q8_k || t == GgmlType::q8_1;
+}
+
+struct Quantized {
+    std::vector<uint8_t> bytes;  // empty when llama.cpp could not quantize
+    std::string failure;         // why, when it could not
+};
+
+// Quantizes `values` (rows of n_per_row) with llama.cpp. ggml aborts the process on inputs its
+// quantizers cannot handle (e.g. a grid search that finds no point), so it runs in a child
+// process writing to shared memory; an abort there becomes `failure`.
+// `imatrix` (n_per_row weights) is passed when non-empty; types that require one always get it.
+inline Quantized quantize_with_llama(const reference::Ggml &g, GgmlType type,
+                                     const std::vector<float> &values, size_t n_per_row,
+                                     const std::vector<float> &imatrix) {
+    Quantized q;
+    const uint32_t id = static_cast<uint32_t>(type);
+    const std::optional<uint64_t> size = row_bytes(type, values.size());
+    if (!size || values.size() % n_per_row != 0) {
+        q.failure = "bad shape";
+        return q;
+    }
+    const bool by_row = quantized_by_ref_row(type);
+    if (by_row ? !g.quantize_row_ref[id] : (!g.quantize_chunk || !g.quantize_init)) {
+        q.failure = std::string("libggml-base.so lacks a quantizer for ") + type_name(type);
+        return q;
+    }
+    if (!by_row && g.quantize_requires_imatrix && g.quantize_requires_imatrix(int(id)) &&
+        imatrix.empty()) {
+        q.failure = "this type needs an importance matrix";
+        return q;
+    }
+    void *shared =
+        mmap(nullptr, *size + 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        q.failure = "mmap failed";
+        return q;
+    }
+    // The grid tables of the IQ quantizers take a while to build: build them here, once, so every
+    // child inherits them.
+    if (!by_row) g.quantize_init(int(id));
+    const pid_t pid = fork();
+    if (pid == 0) {
+        alarm(60);  // a quantizer that never finishes fails rather than hangs
+        // No gdb backtrace on abort (slow), and none of ggml's diagnostics in the test output:
+        // the failure is reported by the caller.
+        setenv("GGML_NO_BACKTRACE", "1", 1);
+        if (FILE *null = std::fopen("/dev/null", "w")) {
+            dup2(fileno(null), 1);
+            dup2(fileno(null), 2);
+        }
+        if (by_row) {
+            g.quantize_row_ref[id](values.data(), shared, int64_t(values.size()));
+        } else {
+            g.quantize_chunk(int(id), values.data(), shared, 0, int64_t(values.size() / n_per_row),
+                             int64_t(n_per_row), imatrix.empty() ? nullptr : imatrix.data());
+        }
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        q.failure = "fork failed";
+    } else if (WIFSIGNALED(status)) {
+        q.failure =
+            "llama.cpp's quantizer aborted (signal " + std::to_string(WTERMSIG(status)) + ")";
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        q.failure = "llama.cpp's quantizer failed";
+    } else {
+        const auto *p = static_cast<const uint8_t *>(shared);
+        q.bytes.assign(p, p + *size);
+    }
+    munmap(shared, *size + 1);
+    return q;
+}
+
+}  // namespace gguftool::testdata

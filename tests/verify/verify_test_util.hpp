@@ -1,0 +1,234 @@
+// Helpers for the verify tests: a GGUF file holding a tensor of every type, quantized by llama.cpp,
+// written by llama.cpp's own writer; llama.cpp's decoding of its tensors; flipping a byte.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../cli/cli_support.hpp"
+#include "ggml_data.hpp"
+#include "gguf_test_support.hpp"
+#include "gguftool/gguf.hpp"
+#include "gguftool/reference.hpp"
+#include "gguftool/runtime.hpp"
+#include "gguftool/verify.hpp"
+
+namespace gguftool::verifytest {
+
+using test::TempDir;
+
+// llama.cpp, or a failed test: the suite needs it (CI installs it).
+inline const reference::Ggml &llama() {
+    const reference::Ggml *g = test::ggml();
+    if (!g) {
+        ADD_FAILURE() << "llama.cpp's libggml-base.so is not available (run npm ci)";
+        throw std::runtime_error("no llama.cpp");
+    }
+    return *g;
+}
+
+inline std::shared_ptr<const reference::Ggml> llama_shared() {
+    llama();
+    return reference::ggml();
+}
+
+// The IQ2 and IQ1 quantizers build large grids on first use (tens of seconds on a loaded
+// machine): their tensors hold random blocks instead, which every decoder must read the same way.
+inline bool slow_to_quantize(GgmlType t) {
+    return t == GgmlType::iq2_xxs || t == GgmlType::iq2_xs || t == GgmlType::iq2_s ||
+           t == GgmlType::iq1_s || t == GgmlType::iq1_m;
+}
+
+inline std::string tensor_name(GgmlType t) {
+    return std::string("t.") + type_name(t);
+}
+
+// Name of the one tensor big enough to be split over threads (4 x 65536 values).
+inline const std::string kBigTensor = "t.big_q4_0";
+
+// Tensors of every quantized and plain type (256 x 2 values each) plus kBigTensor, written by
+// llama.cpp's gguf writer to `path`.
+inline void write_every_format(const std::string &path) {
+    const reference::Ggml &g = llama();
+    constexpr int64_t kNe0 = 256, kRows = 2;
+    std::vector<test::LlamaTensor> tensors;
+    uint64_t seed = 1;
+    for (GgmlType t : testdata::quantized_types()) {
+        const std::vector<float> values =
+            testdata::make_values(testdata::Distribution::normal, kNe0 * kRows, ++seed);
+        std::vector<uint8_t> bytes;
+        if (slow_to_quantize(t)) {
+            bytes = testdata::random_bytes(size_t(*row_bytes(t, kNe0 * kRows)), seed);
+        } else {
+            const testdata::Quantized q = testdata::quantize_with_llama(
+                g, t, values, kNe0, testdata::make_imatrix(kNe0, seed));
+            ASSERT_FALSE(q.bytes.empty()) << type_name(t) << ": " << q.failure;
+            bytes = q.bytes;
+        }
+        tensors.push_back({tensor_name(t), t, {kNe0, kRows}, std::move(bytes)});
+    }
+    for (GgmlType t : testdata::plain_types()) {
+        const size_t size = traits(t).type_size;
+        std::vector<uint8_t> bytes(size_t(kNe0 * kRows) * size);
+        const std::vector<float> values =
+            testdata::make_values(testdata::Distribution::normal, kNe0 * kRows, ++seed);
+        for (size_t i = 0; i < values.size(); ++i) {
+            uint8_t *p = bytes.data() + i * size;
+            const float v = values[i] * 100;
+            switch (t) {
+                case GgmlType::f32:
+                    std::memcpy(p, &v, 4);
+                    break;
+                case GgmlType::f16: {
+                    const uint16_t h = verify::f32_to_f16(v);
+                    std::memcpy(p, &h, 2);
+                    break;
+                }
+                case GgmlType::bf16: {
+                    const uint16_t h = verify::f32_to_bf16(v);
+                    std::memcpy(p, &h, 2);
+                    break;
+                }
+                case GgmlType::f64: {
+                    const double d = double(v) / 3;
+                    std::memcpy(p, &d, 8);
+                    break;
+                }
+                default: {  // integers, little-endian
+                    const int64_t x = int64_t(v);
+                    std::memcpy(p, &x, size);
+                }
+            }
+        }
+        tensors.push_back({tensor_name(t), t, {kNe0, kRows}, std::move(bytes)});
+    }
+    const int64_t big_rows = 4 * 65536 / kNe0;
+    const std::vector<float> big =
+        testdata::make_values(testdata::Distribution::mixed, size_t(kNe0 * big_rows), 99);
+    tensors.push_back({kBigTensor,
+                       GgmlType::q4_0,
+                       {kNe0, big_rows},
+                       test::llama_quantize(GgmlType::q4_0, big, kNe0)});
+    test::write_with_llama(path, tensors);
+}
+
+// llama.cpp's float32 decoding of a tensor of `path` (empty when it has no decoder).
+inline std::vector<float> llama_decoding(const std::string &path, const std::string &name) {
+    for (const test::LlamaTensorView &t : test::llama_tensors(path))
+        if (t.name == name) return test::llama_decode(t);
+    ADD_FAILURE() << "no tensor " << name << " in " << path;
+    return {};
+}
+
+// Copies `from` to `to` and inverts every bit of byte `index` of tensor `name`'s data.
+inline void copy_with_flipped_byte(const std::string &from, const std::string &to,
+                                   const std::string &name, uint64_t index) {
+    std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+    const gguf::Model m = gguf::Model::open(from);
+    const gguf::TensorInfo *t = m.find_tensor(name);
+    ASSERT_NE(t, nullptr) << name;
+    ASSERT_LT(index, t->bytes);
+    const uint8_t flipped = uint8_t(~t->data[index]);
+    test::patch_file(to, t->file_offset + index, &flipped, 1);
+}
+
+// Elements that differ bit for bit (NaN equal to NaN), counted by the test itself.
+inline uint64_t count_differences(const std::vector<float> &a, const std::vector<float> &b) {
+    EXPECT_EQ(a.size(), b.size());
+    uint64_t n = 0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+        if (std::memcmp(&a[i], &b[i], 4) != 0) ++n;
+    }
+    return n;
+}
+
+inline const verify::TensorResult *find_result(const verify::Report &r, const std::string &name) {
+    for (const verify::TensorResult &t : r.tensors)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+// The table line of tensor `name` in verify's text output ("" when absent).
+inline std::string line_of(const std::string &out, const std::string &name) {
+    size_t p = 0;
+    while (p < out.size()) {
+        const size_t end = std::min(out.find('\n', p), out.size());
+        const std::string line = out.substr(p, end - p);
+        if (line.rfind(name + " ", 0) == 0) return line;
+        p = end + 1;
+    }
+    return "";
+}
+
+// q8_1 by its definition (ggml-common.h block_q8_1: f16 d, f16 s, 32 int8 qs; x = d * q),
+// written here because llama.cpp has no decoder for it.
+inline std::vector<float> decode_q8_1(std::span<const uint8_t> bytes) {
+    std::vector<float> out;
+    for (size_t b = 0; b + 36 <= bytes.size(); b += 36) {
+        const float d = verify::f16_to_f32(uint16_t(bytes[b] | bytes[b + 1] << 8));
+        for (size_t i = 0; i < 32; ++i) out.push_back(d * float(int8_t(bytes[b + 4 + i])));
+    }
+    return out;
+}
+
+// The expected float32 values of a quantized tensor: llama.cpp's, or decode_q8_1.
+inline std::vector<float> expected_values(const std::string &path, const gguf::TensorInfo &t) {
+    if (t.type == GgmlType::q8_1) return decode_q8_1(t.data);
+    return llama_decoding(path, std::string(t.name));
+}
+
+// A reference directory as a user would dump it with gguf-py: float32 arrays of the decoded
+// values (llama.cpp's), float16 and bfloat16 tensors as they are, f64 and integers in their type.
+inline void write_references(const std::string &gguf_path, const std::string &dir) {
+    std::filesystem::create_directories(dir);
+    const gguf::Model m = gguf::Model::open(gguf_path);
+    for (const gguf::TensorInfo &t : m.tensors()) {
+        runtime::Shape shape = {int64_t(t.ne[1]), int64_t(t.ne[0])};
+        if (t.name == "t.q5_0") shape = {int64_t(t.elements)};  // any shape will do
+        const std::string file = verify::reference_file(dir, t.name);
+        const auto own = [&](runtime::DataType dtype) {
+            runtime::write_npy(file, runtime::Tensor::copy_of(dtype, shape, t.data));
+        };
+        switch (t.type) {
+            case GgmlType::f32:
+                own(runtime::DataType::float32);
+                break;
+            case GgmlType::f16:
+                own(runtime::DataType::float16);
+                break;
+            case GgmlType::bf16:
+                own(runtime::DataType::bfloat16);
+                break;
+            case GgmlType::f64:
+                own(runtime::DataType::float64);
+                break;
+            case GgmlType::i8:
+                own(runtime::DataType::int8);
+                break;
+            case GgmlType::i16:
+                own(runtime::DataType::int16);
+                break;
+            case GgmlType::i32:
+                own(runtime::DataType::int32);
+                break;
+            case GgmlType::i64:
+                own(runtime::DataType::int64);
+                break;
+            default: {
+                const std::vector<float> v = expected_values(gguf_path, t);
+                ASSERT_EQ(v.size(), t.elements) << t.name;
+                runtime::write_npy(
+                    file, runtime::Tensor::from_values(runtime::DataType::float32, shape, v));
+            }
+        }
+    }
+}
+
+}  // namespace gguftool::verifytest
