@@ -1,4 +1,4 @@
-// IQ formats: iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs (formats/SPEC-iq.md).
+// IQ formats: iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs (formats/SPEC.md).
 //
 // The grid formats decode in groups of 8 elements: one grid entry of 8 magnitudes (or two iq3
 // entries of 4), 8 sign bits or one shift, and the scale of the 32-element sub-block. A group is

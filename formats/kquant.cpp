@@ -1,5 +1,5 @@
 // K-quant formats: q2_K q3_K q4_K q5_K q6_K q8_K, 256 elements per block (layouts in
-// formats/SPEC-kquant.md).
+// formats/SPEC.md).
 //
 // Compiled once per instruction set by Highway's foreach_target. A block is decoded in two steps:
 // its sub-block scales become floats and its codes are unpacked into 256 bytes with byte vectors

@@ -1,5 +1,5 @@
 // Ternary formats: tq1_0 tq2_0, 256 elements per block with codes -1, 0, 1 (layouts in
-// formats/SPEC-kquant.md).
+// formats/SPEC.md).
 //
 // Compiled once per instruction set by Highway's foreach_target; each loop decodes Lanes(df)
 // elements at a time. y = float(code - 1) * d, bit-identical to ggml's dequantize_row_tq*_0.

@@ -1,4 +1,4 @@
-// Sign tables shared by iq2_xxs, iq2_xs and iq3_xxs (formats/SPEC-iq.md).
+// Sign tables shared by iq2_xxs, iq2_xs and iq3_xxs (formats/SPEC.md).
 //
 // Exact copies of the tables in ggml-org/ggml src/ggml-common.h at commit
 // d99724f2b141fed9e1a9f402213506c081433465. Names kept so they can be compared with the source.
