@@ -14,6 +14,12 @@
 
 namespace gguftool::formats {
 
+// Outputs of at least this many bytes per call are written with non-temporal (streaming) stores:
+// they would not stay in the caches anyway, and skipping each line's read-for-ownership makes
+// decoding ~1.5x faster once it is bound by memory bandwidth. Smaller outputs stay in the cache for
+// whoever reads them next.
+inline constexpr size_t kStreamMinBytes = size_t(16) << 20;
+
 using BlockDecoder = void (*)(const uint8_t *in, size_t nblocks, float *out);
 
 struct Kernel {
@@ -22,9 +28,10 @@ struct Kernel {
 };
 
 // Every family file contributes its kernels (formats/<family>.cpp).
-std::span<const Kernel> legacy_kernels();   // q4_0 q4_1 q5_0 q5_1 q8_0 q8_1
-std::span<const Kernel> kquant_kernels();   // q2_K q3_K q4_K q5_K q6_K q8_K
-std::span<const Kernel> iq_kernels();       // iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs
+std::span<const Kernel> legacy_kernels();  // q4_0 q4_1 q5_0 q5_1 q8_0 q8_1
+std::span<const Kernel> kquant_kernels();  // q2_K q3_K q4_K q5_K q6_K q8_K
+std::span<const Kernel>
+iq_kernels();  // iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs
 std::span<const Kernel> ternary_kernels();  // tq1_0 tq2_0
 std::span<const Kernel> fp4_kernels();      // mxfp4 nvfp4
 std::span<const Kernel> q1q2_kernels();     // q1_0 q2_0

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "common.hpp"
+#include "formats.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
@@ -87,12 +88,6 @@ HWY_INLINE void stream_copy(const float *HWY_RESTRICT src, size_t n, float *HWY_
     for (; i + lanes <= n; i += lanes) hn::Stream(hn::LoadU(df, src + i), df, dst + i);
     std::memcpy(dst + i, src + i, (n - i) * sizeof(float));
 }
-
-// Outputs at least this large are written with non-temporal (streaming) stores: they would not
-// stay in the caches anyway, and skipping each line's read-for-ownership makes decoding ~1.5x
-// faster once it is bound by memory bandwidth. Smaller outputs stay in the cache for whoever reads
-// them next.
-inline constexpr size_t kStreamMinBytes = size_t(16) << 20;
 
 using BlockKernel = void (*)(const uint8_t *in, size_t nblocks, float *out);
 

@@ -120,9 +120,16 @@ void decode(GgmlType type, std::span<const uint8_t> input, uint64_t elements, vo
     // is decoded the same way whichever thread takes it, so the bytes never depend on `threads`.
     const uint64_t units = elements / tt->block_size;
     const uint64_t unit_bytes = uint64_t(tt->block_size) * out_size;
-    const uint64_t piece = std::max<uint64_t>(1, kPieceOutputBytes / unit_bytes);
-    const uint64_t pieces = (units + piece - 1) / piece;
+    uint64_t piece = std::max<uint64_t>(1, kPieceOutputBytes / unit_bytes);
+    uint64_t pieces = (units + piece - 1) / piece;
     const unsigned n = thread_count(threads, pieces, elements * out_size);
+    // A large FLOAT output is split evenly, one piece per thread, so that each decoder call is big
+    // enough for streaming stores (formats::kStreamMinBytes).
+    if (decoder && out_type == OutputType::float32 &&
+        elements * out_size / n >= formats::kStreamMinBytes) {
+        piece = (units + n - 1) / n;
+        pieces = (units + piece - 1) / piece;
+    }
     const uint8_t *in = input.data();
     auto *out = static_cast<uint8_t *>(output);
     run_pieces(n, pieces, [&](uint64_t p) {

@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <vector>
 
 #include "gguftool/runtime.hpp"
 
@@ -11,11 +13,73 @@ namespace {
 
 constexpr size_t kAlign = 64;
 
+// Recently freed large blocks, handed out again for tensors of about the same size. Fresh memory
+// costs a page fault per 4 KiB on first write, which is several times the cost of decoding into
+// it; streaming runs free each output before computing the next of (often) the same size.
+class BlockCache {
+public:
+    static BlockCache &get() {
+        static BlockCache *cache = new BlockCache;  // never destroyed: tensors may outlive statics
+        return *cache;
+    }
+
+    // A block of at least n bytes (and at most n + n/4), or nullptr.
+    uint8_t *take(size_t n, size_t *size) {
+        if (n < kMinBlock) return nullptr;
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
+            if (it->size < n || it->size > n + n / 4) continue;
+            uint8_t *p = it->data;
+            *size = it->size;
+            total_ -= it->size;
+            blocks_.erase(it);
+            return p;
+        }
+        return nullptr;
+    }
+
+    // Keeps a freed block, dropping the oldest to stay within kMaxTotal.
+    void give(uint8_t *p, size_t size) {
+        if (size < kMinBlock || size > kMaxTotal) return release(p);
+        std::vector<uint8_t *> evicted;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            while (total_ + size > kMaxTotal) {
+                evicted.push_back(blocks_.front().data);
+                total_ -= blocks_.front().size;
+                blocks_.erase(blocks_.begin());
+            }
+            blocks_.push_back({p, size});
+            total_ += size;
+        }
+        for (uint8_t *e : evicted) release(e);
+    }
+
+    static uint8_t *fresh(size_t n) {
+        return static_cast<uint8_t *>(::operator new(n, std::align_val_t(kAlign)));
+    }
+    static void release(uint8_t *p) { ::operator delete(p, std::align_val_t(kAlign)); }
+
+private:
+    static constexpr size_t kMinBlock = size_t(1) << 20;
+    static constexpr size_t kMaxTotal = size_t(512) << 20;
+    struct Block {
+        uint8_t *data;
+        size_t size;
+    };
+    std::mutex mutex_;
+    std::vector<Block> blocks_;  // oldest first
+    size_t total_ = 0;
+};
+
 struct AlignedStorage {
     uint8_t *p;
-    explicit AlignedStorage(size_t n)
-        : p(static_cast<uint8_t *>(::operator new(n ? n : 1, std::align_val_t(kAlign)))) {}
-    ~AlignedStorage() { ::operator delete(p, std::align_val_t(kAlign)); }
+    size_t size;
+    explicit AlignedStorage(size_t n) : size(n ? n : 1) {
+        p = BlockCache::get().take(size, &size);
+        if (!p) p = BlockCache::fresh(size);
+    }
+    ~AlignedStorage() { BlockCache::get().give(p, size); }
     AlignedStorage(const AlignedStorage &) = delete;
     AlignedStorage &operator=(const AlignedStorage &) = delete;
 };
