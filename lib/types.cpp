@@ -41,7 +41,9 @@ bool iequals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-const TypeTraits *type_traits(uint32_t id) { return id < kGgmlTypeCount ? &kTypes[id] : nullptr; }
+const TypeTraits *type_traits(uint32_t id) {
+    return id < kGgmlTypeCount ? &kTypes[id] : nullptr;
+}
 
 std::optional<GgmlType> type_from_name(std::string_view name) {
     for (uint32_t id = 0; id < kGgmlTypeCount; ++id)

@@ -34,7 +34,7 @@ constexpr int kGgufInt32 = 5;
 constexpr int kGgufFloat32 = 6;
 
 class Normal {
-  public:
+public:
     explicit Normal(uint32_t seed) : mt_(seed) {}
     double operator()() {
         if (have_spare_) {
@@ -49,7 +49,7 @@ class Normal {
         return r * std::cos(a);
     }
 
-  private:
+private:
     double uniform() { return (double(mt_()) + 0.5) / 4294967296.0; }  // in (0, 1)
     std::mt19937 mt_;
     double spare_ = 0;

@@ -15,7 +15,7 @@ namespace gguftool::cli {
 // Collects output in memory and writes it in large blocks: formatting straight into one buffer is
 // what keeps `dump --json` of a 150,000-entry vocabulary fast.
 class Out {
-  public:
+public:
     explicit Out(std::FILE *f) : f_(f) {}
     ~Out() { flush(); }
     Out(const Out &) = delete;
@@ -70,7 +70,7 @@ class Out {
     // Writes what is buffered; false if the stream reported an error (now or earlier).
     bool flush();
 
-  private:
+private:
     static constexpr size_t kFlushAt = 1 << 16;
     static constexpr char kSpaces[] = "                                ";
     std::FILE *f_;

@@ -12,7 +12,7 @@
 namespace gguftool::gguf::detail {
 
 class ByteReader {
-  public:
+public:
     ByteReader(const std::string &path, const uint8_t *data, uint64_t size)
         : path_(&path), data_(data), size_(size) {}
 
@@ -47,7 +47,7 @@ class ByteReader {
         return {p, len};
     }
 
-  private:
+private:
     [[noreturn]] void fail_short(uint64_t n, const char *what) const;
     [[noreturn]] void fail_string(uint64_t at, uint64_t len, const char *what) const;
 

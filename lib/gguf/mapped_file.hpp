@@ -7,7 +7,7 @@
 namespace gguftool::gguf::detail {
 
 class MappedFile {
-  public:
+public:
     // Maps `path` read-only. Throws gguftool::Error if it cannot be opened or mapped.
     explicit MappedFile(const std::string &path);
     ~MappedFile();
@@ -17,7 +17,7 @@ class MappedFile {
     const uint8_t *data() const { return data_; }
     uint64_t size() const { return size_; }
 
-  private:
+private:
     const uint8_t *data_ = nullptr;  // null for an empty file
     uint64_t size_ = 0;
 };

@@ -12,7 +12,7 @@
 namespace gguftool::gguf::detail {
 
 class NameTable {
-  public:
+public:
     static constexpr uint32_t kNone = UINT32_MAX;
 
     // `expected` entries are room-for, not a limit: the table grows as entries are added.
@@ -44,7 +44,7 @@ class NameTable {
         }
     }
 
-  private:
+private:
     size_t mask() const { return slots_.size() - 1; }
     size_t slot(std::string_view name) const { return std::hash<std::string_view>{}(name)&mask(); }
 

@@ -18,7 +18,7 @@ namespace {
 
 // Appends values to a byte vector in the file's byte order.
 class Sink {
-  public:
+public:
     Sink(std::vector<uint8_t> &out, ByteOrder order) : out_(out), order_(order) {}
 
     template <class U>
@@ -53,7 +53,7 @@ class Sink {
         for (const MetaValue &e : v.elements()) value(e);
     }
 
-  private:
+private:
     std::vector<uint8_t> &out_;
     ByteOrder order_;
 };

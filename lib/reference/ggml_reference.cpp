@@ -20,7 +20,9 @@ void resolve(void *h, F &fn, const char *name) {
 }
 
 // ggml's function names use the upper-case K of the type names ("q4_K").
-std::string type_symbol_suffix(uint32_t id) { return type_traits(id)->name; }
+std::string type_symbol_suffix(uint32_t id) {
+    return type_traits(id)->name;
+}
 
 void resolve_all(Ggml &g) {
     void *h = g.handle;

@@ -31,7 +31,7 @@ inline const std::vector<int64_t> &simd_targets() {
 
 // Makes the dispatcher use one target for the lifetime of the object.
 class ForcedTarget {
-  public:
+public:
     explicit ForcedTarget(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
     ~ForcedTarget() { hwy::SetSupportedTargetsForTest(0); }
     ForcedTarget(const ForcedTarget &) = delete;

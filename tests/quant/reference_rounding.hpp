@@ -15,7 +15,7 @@
 namespace gguftool::testref {
 
 class NarrowReference {
-  public:
+public:
     NarrowReference(int mantissa_bits, int exponent_bits)
         : m_(mantissa_bits), e_(exponent_bits), inf_(((1u << exponent_bits) - 1) << mantissa_bits) {
         const int bias = (1 << (e_ - 1)) - 1;
@@ -71,7 +71,7 @@ class NarrowReference {
 
     bool is_nan(uint16_t h) const { return (h & 0x7FFF) > inf_; }
 
-  private:
+private:
     int m_, e_;
     uint32_t inf_;
     std::vector<long double> values_;

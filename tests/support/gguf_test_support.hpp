@@ -22,7 +22,7 @@ namespace gguftool::test {
 
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
 class TempDir {
-  public:
+public:
     TempDir() {
         const char *base = std::getenv("TMPDIR");
         std::string tmpl = std::string(base && *base ? base : "/tmp") + "/gguftool-test-XXXXXX";
@@ -39,7 +39,7 @@ class TempDir {
     const std::string &path() const { return path_; }
     std::string file(const std::string &name) const { return path_ + "/" + name; }
 
-  private:
+private:
     std::string path_;
 };
 
@@ -73,7 +73,7 @@ inline std::vector<uint8_t> read_file(const std::string &path) {
 // Writes GGUF fields byte by byte, independently of the library's writer, and remembers where
 // each field went so tests can state the expected error offset.
 class RawGguf {
-  public:
+public:
     explicit RawGguf(bool big_endian = false) : big_(big_endian) {}
 
     uint64_t pos() const { return bytes_.size(); }
@@ -117,7 +117,7 @@ class RawGguf {
         return *this;
     }
 
-  private:
+private:
     template <class U>
     RawGguf &num(U v) {
         uint8_t b[sizeof(U)];
@@ -200,7 +200,9 @@ inline void expect_same_scalar(const gguf::Value &ours, const void *theirs,
 }
 
 // What a C string API shows of `s`: up to the first NUL (llama.cpp hands out c_str()).
-inline std::string_view up_to_nul(std::string_view s) { return s.substr(0, s.find('\0')); }
+inline std::string_view up_to_nul(std::string_view s) {
+    return s.substr(0, s.find('\0'));
+}
 
 // The cross-check: llama.cpp must accept the file and agree with `f` on everything it reports.
 inline void expect_same_as_llama(const std::string &path, const gguf::File &f) {

@@ -25,7 +25,8 @@ TEST(TypeTable, MatchesLlamaCpp) {
 }
 
 TEST(TypeTable, RemovedAndUnknownIds) {
-    for (uint32_t id : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u}) EXPECT_TRUE(type_traits(id)->removed);
+    for (uint32_t id : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u})
+        EXPECT_TRUE(type_traits(id)->removed);
     EXPECT_EQ(type_traits(kGgmlTypeCount), nullptr);
     EXPECT_EQ(type_traits(UINT32_MAX), nullptr);
 }

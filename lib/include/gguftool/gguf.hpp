@@ -49,7 +49,7 @@ enum class ByteOrder { little, big };
 // A metadata value: a typed view into the mapped file. Scalars are decoded on access (byte order
 // handled); strings are string_views into the mapping; arrays are walked lazily.
 class Value {
-  public:
+public:
     ValueType type() const { return type_; }
 
     // Scalars. Each throws gguftool::Error if the value is not of a compatible type.
@@ -91,7 +91,7 @@ class Value {
           count_(count),
           order_(order) {}
 
-  private:
+private:
     Value element_at(const uint8_t *p) const;
 
     ValueType type_;
@@ -123,7 +123,7 @@ struct TensorInfo {
 
 // One GGUF file, mapped and validated on open.
 class File {
-  public:
+public:
     // Maps and parses `path`, checking every count, length and offset before use: magic,
     // version (2 or 3; byte order taken from it as gguf-py does), metadata (all 13 types, arrays
     // nested up to 64 levels, unique non-empty keys, general.alignment a uint32 power of two),
@@ -149,14 +149,14 @@ class File {
     ~File();
     struct Impl;
 
-  private:
+private:
     explicit File(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
 
 // A model: one file, or all shards of a split model presented as one.
 class Model {
-  public:
+public:
     // Opens `path`; if it is a shard of a split model (split.count > 1), opens every shard
     // (named <prefix>-NNNNN-of-MMMMM.gguf beside it, as llama.cpp's llama_split_path names them),
     // checks they belong together (same split.count and split.tensors.count, split.no equal to
@@ -169,7 +169,7 @@ class Model {
     const std::vector<TensorInfo> &tensors() const { return tensors_; }  // file order, by shard
     const TensorInfo *find_tensor(std::string_view name) const;
 
-  private:
+private:
     std::vector<std::shared_ptr<const File>> shards_;
     std::vector<TensorInfo> tensors_;
     std::shared_ptr<const detail::NameTable> index_;  // tensor name -> index in tensors_

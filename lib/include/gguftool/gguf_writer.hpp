@@ -17,7 +17,7 @@ namespace gguftool::gguf {
 
 // A metadata value to write: a scalar, a string or an array (arrays may nest).
 class MetaValue {
-  public:
+public:
     static MetaValue u8(uint8_t v) { return scalar(ValueType::uint8, v); }
     static MetaValue i8(int8_t v) { return scalar(ValueType::int8, static_cast<uint8_t>(v)); }
     static MetaValue u16(uint16_t v) { return scalar(ValueType::uint16, v); }
@@ -45,7 +45,7 @@ class MetaValue {
     const std::string &string() const { return str_; }
     const std::vector<MetaValue> &elements() const { return elements_; }
 
-  private:
+private:
     static MetaValue scalar(ValueType t, uint64_t bits) {
         MetaValue v;
         v.type_ = t;
@@ -63,7 +63,7 @@ class MetaValue {
 };
 
 class Writer {
-  public:
+public:
     explicit Writer(uint32_t version = 3, ByteOrder order = ByteOrder::little)
         : version_(version), order_(order) {}
 
@@ -87,7 +87,7 @@ class Writer {
     // is left behind. Throws gguftool::Error.
     void write(const std::string &path) const;
 
-  private:
+private:
     struct Tensor {
         std::string name;
         uint32_t type;

@@ -72,7 +72,8 @@ struct Ggml {
     void (*gguf_set_arr_data)(gguf_context *, const char *, int type, const void *data,
                               size_t n) = nullptr;
     void (*gguf_set_arr_str)(gguf_context *, const char *, const char **data, size_t n) = nullptr;
-    bool (*gguf_write_to_file)(const gguf_context *ctx, const char *fname, bool only_meta) = nullptr;
+    bool (*gguf_write_to_file)(const gguf_context *ctx, const char *fname,
+                               bool only_meta) = nullptr;
 
     // ggml tensors, needed only to add tensors through llama.cpp's writer.
     struct InitParamsGgml {
@@ -80,7 +81,7 @@ struct Ggml {
         void *mem_buffer;
         bool no_alloc;
     };
-    void *(*ggml_init)(InitParamsGgml params) = nullptr;          // ggml_context *
+    void *(*ggml_init)(InitParamsGgml params) = nullptr;  // ggml_context *
     void (*ggml_free)(void *ctx) = nullptr;
     void *(*ggml_new_tensor)(void *ctx, int type, int n_dims, const int64_t *ne) = nullptr;
     void *(*ggml_set_name)(void *tensor, const char *name) = nullptr;

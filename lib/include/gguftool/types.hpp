@@ -53,19 +53,23 @@ enum class GgmlType : uint32_t {
 inline constexpr uint32_t kGgmlTypeCount = 43;  // ids 0..42
 
 struct TypeTraits {
-    const char *name;        // ggml_type_name, e.g. "q4_K"; for removed ids the old name
-    uint32_t block_size;     // elements per block (1 for plain types); 0 for removed ids
-    uint32_t type_size;      // bytes per block; 0 for removed ids
-    bool quantized;          // true for block formats decoded by the dequantization core
-    bool removed;            // retired id: files using it cannot be read
+    const char *name;     // ggml_type_name, e.g. "q4_K"; for removed ids the old name
+    uint32_t block_size;  // elements per block (1 for plain types); 0 for removed ids
+    uint32_t type_size;   // bytes per block; 0 for removed ids
+    bool quantized;       // true for block formats decoded by the dequantization core
+    bool removed;         // retired id: files using it cannot be read
 };
 
 // Traits of a type id, or nullptr when the id is beyond the table (unknown).
 const TypeTraits *type_traits(uint32_t id);
-inline const TypeTraits &traits(GgmlType t) { return *type_traits(static_cast<uint32_t>(t)); }
+inline const TypeTraits &traits(GgmlType t) {
+    return *type_traits(static_cast<uint32_t>(t));
+}
 
 // The ggml name of a known, non-removed type.
-inline const char *type_name(GgmlType t) { return traits(t).name; }
+inline const char *type_name(GgmlType t) {
+    return traits(t).name;
+}
 
 // Looks a type up by ggml name, case-insensitively ("q4_K" and "q4_k" both work).
 std::optional<GgmlType> type_from_name(std::string_view name);
