@@ -9,7 +9,7 @@
 namespace gguftool::runtime::detail {
 
 class MappedFile {
-  public:
+public:
     // Maps `path` read-only. Throws gguftool::Error if it is not a regular file or cannot be
     // mapped.
     static std::shared_ptr<const MappedFile> open(const std::string &path);
@@ -20,7 +20,7 @@ class MappedFile {
     std::span<const uint8_t> bytes() const { return {data_, size_t(size_)}; }
     uint64_t size() const { return size_; }
 
-  private:
+private:
     MappedFile() = default;
     const uint8_t *data_ = nullptr;  // null for an empty file
     uint64_t size_ = 0;

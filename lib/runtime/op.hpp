@@ -19,7 +19,7 @@
 namespace gguftool::runtime::detail {
 
 class OpContext {
-  public:
+public:
     OpContext(const onnx::NodeProto &node, int version, Backend &backend, ExternalData &external,
               std::vector<const DeviceTensor *> inputs)
         : node_(node),
@@ -56,7 +56,7 @@ class OpContext {
     std::optional<std::string> attr_string(std::string_view name) const;
     const onnx::TensorProto *attr_tensor(std::string_view name) const;
 
-  private:
+private:
     const onnx::AttributeProto *typed(std::string_view name,
                                       onnx::AttributeProto::AttributeType type) const;
 

@@ -14,7 +14,7 @@ namespace gguftool::runtime::detail {
 
 // Resolves TensorProto external data against one directory, mapping each data file once.
 class ExternalData {
-  public:
+public:
     explicit ExternalData(std::string base_dir) : base_dir_(std::move(base_dir)) {}
 
     // The `nbytes` bytes a tensor's external_data entries point at. `owner` receives what keeps
@@ -23,7 +23,7 @@ class ExternalData {
     std::span<const uint8_t> bytes(const onnx::TensorProto &proto, uint64_t nbytes,
                                    const std::string &where, std::shared_ptr<const void> *owner);
 
-  private:
+private:
     std::string base_dir_;
     std::map<std::string, std::shared_ptr<const MappedFile>> files_;
 };

@@ -26,7 +26,7 @@ inline const std::string kNodeTests = std::string(GGUFTOOL_SHARED_DIR) + "/onnx-
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents at the end of the scope.
 class TempDir {
-  public:
+public:
     TempDir() {
         const char *base = std::getenv("TMPDIR");
         std::string tmpl = std::string(base && *base ? base : "/tmp") + "/gguftool-runtime-XXXXXX";
@@ -42,7 +42,7 @@ class TempDir {
     const std::string &path() const { return path_; }
     std::string file(const std::string &name) const { return (fs::path(path_) / name).string(); }
 
-  private:
+private:
     std::string path_;
 };
 
@@ -107,7 +107,7 @@ inline onnx::AttributeProto attr_tensor(const std::string &name, const rt::Tenso
 
 // A model under construction: one graph, default domain at `opset`.
 class ModelBuilder {
-  public:
+public:
     explicit ModelBuilder(int64_t opset = 29) {
         proto_.set_ir_version(8);
         auto *o = proto_.add_opset_import();
@@ -173,7 +173,7 @@ class ModelBuilder {
     }
     void save(const std::string &path) const { write_file(path, proto_.SerializeAsString()); }
 
-  private:
+private:
     onnx::ModelProto proto_;
 };
 

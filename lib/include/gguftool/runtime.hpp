@@ -73,7 +73,7 @@ std::string shape_string(const Shape &shape);  // "[2, 32]", "[]" for a scalar
 // A dense row-major tensor in host memory. Copies share the bytes (cheap); tensors are immutable
 // once computed, so views (reshape) and shared storage are safe.
 class Tensor {
-  public:
+public:
     Tensor() = default;  // undefined: no dtype, no data
 
     // Uninitialised storage, 64-byte aligned. Throws Error when the size is invalid or too large.
@@ -123,7 +123,7 @@ class Tensor {
     Tensor reshaped(Shape shape) const;
     const std::shared_ptr<const void> &owner() const { return owner_; }
 
-  private:
+private:
     DataType dtype_ = DataType::undefined;
     Shape shape_;
     uint64_t elements_ = 0;
@@ -159,7 +159,7 @@ void tensor_to_proto(const Tensor &t, const std::string &name, onnx::TensorProto
 
 // Memory owned by a backend: host memory for the CPU, device memory for an accelerator.
 class DeviceBuffer {
-  public:
+public:
     virtual ~DeviceBuffer() = default;
 };
 
@@ -194,7 +194,7 @@ struct OneHotParams {
 // and shape before calling an operator; a backend checks only what depends on data values
 // (index ranges) and throws gguftool::Error (the graph adds the node's name).
 class Backend {
-  public:
+public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
 
@@ -247,7 +247,7 @@ struct ValueInfo {
 // A loaded, validated model: opsets resolved, every node's operator known, nodes in an execution
 // order, initializers (external data memory-mapped, not copied) ready. Copies share the model.
 class Model {
-  public:
+public:
     // Parses `path`; external data is found relative to its directory.
     static Model load(const std::string &path);
     // From a ModelProto built in memory (external data relative to base_dir).
@@ -265,7 +265,7 @@ class Model {
     struct Impl;
     const Impl &impl() const { return *impl_; }
 
-  private:
+private:
     std::shared_ptr<const Impl> impl_;
 };
 
@@ -289,7 +289,7 @@ using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 using OutputCallback = std::function<void(const std::string &name, const Tensor &value)>;
 
 class Session {
-  public:
+public:
     explicit Session(Model model, const RunOptions &options = {});
     Session(Model model, std::unique_ptr<Backend> backend, bool profile = false);
     ~Session();
@@ -306,7 +306,7 @@ class Session {
     const Model &model() const;
     Backend &backend();
 
-  private:
+private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -7,7 +7,7 @@
 namespace gguftool::runtime::cpu {
 
 class CpuBackend final : public Backend {
-  public:
+public:
     explicit CpuBackend(unsigned threads) : threads_(threads) {}
     std::string name() const override { return "cpu"; }
 
@@ -29,7 +29,7 @@ class CpuBackend final : public Backend {
 
     unsigned threads() const { return threads_; }
 
-  private:
+private:
     unsigned threads_;
 };
 

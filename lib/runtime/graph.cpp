@@ -1,1 +1,0 @@
-// (placeholder: the graph executor is being written)
