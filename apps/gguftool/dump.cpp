@@ -1,8 +1,6 @@
 // gguftool dump: everything in a GGUF file — header, metadata, tensors, values and statistics.
 #include "dump.hpp"
 
-#include <fnmatch.h>
-
 #include <memory>
 
 #include "commands.hpp"
@@ -13,16 +11,8 @@ namespace dump {
 std::vector<TensorReport> select_tensors(const gguf::Model &model, const Options &opt) {
     std::vector<TensorReport> out;
     out.reserve(opt.tensor_globs.empty() ? model.tensors().size() : 0);
-    std::string name;
-    for (const gguf::TensorInfo &t : model.tensors()) {
-        bool keep = opt.tensor_globs.empty();
-        if (!keep) {
-            name.assign(t.name);  // fnmatch needs a terminated string
-            for (const std::string &glob : opt.tensor_globs)
-                if (fnmatch(glob.c_str(), name.c_str(), 0) == 0) keep = true;
-        }
-        if (keep) out.emplace_back().info = &t;
-    }
+    for (const gguf::TensorInfo &t : model.tensors())
+        if (gguf::name_matches(t.name, opt.tensor_globs)) out.emplace_back().info = &t;
     return out;
 }
 

@@ -1,7 +1,6 @@
 // export_model: select tensors, build the plan in the chosen mode, check it with ONNX's shape
 // inference, and write it inline or with external data.
 #include <fmt/format.h>
-#include <fnmatch.h>
 #include <onnx/shape_inference/implementation.h>
 #include <sys/stat.h>
 
@@ -20,14 +19,8 @@ using namespace detail;
 std::vector<const gguf::TensorInfo *> select_tensors(const gguf::Model &model,
                                                      const std::vector<std::string> &globs) {
     std::vector<const gguf::TensorInfo *> out;
-    std::string name;
-    for (const gguf::TensorInfo &t : model.tensors()) {
-        name.assign(t.name);  // fnmatch needs a terminated string
-        bool keep = globs.empty();
-        for (const std::string &glob : globs)
-            keep = keep || fnmatch(glob.c_str(), name.c_str(), 0) == 0;
-        if (keep) out.push_back(&t);
-    }
+    for (const gguf::TensorInfo &t : model.tensors())
+        if (gguf::name_matches(t.name, globs)) out.push_back(&t);
     return out;
 }
 

@@ -1,6 +1,5 @@
 // Streams of values, chunk by chunk, and their comparison.
 #include <fmt/format.h>
-#include <fnmatch.h>
 
 #include <cstring>
 #include <vector>
@@ -111,11 +110,7 @@ Diff compare_streams(Context &ctx, uint64_t elements, uint64_t granule, const St
 }
 
 bool selected(const Options &options, std::string_view name) {
-    if (options.tensor_globs.empty()) return true;
-    const std::string n(name);  // fnmatch needs a terminated string
-    for (const std::string &glob : options.tensor_globs)
-        if (fnmatch(glob.c_str(), n.c_str(), 0) == 0) return true;
-    return false;
+    return gguf::name_matches(name, options.tensor_globs);
 }
 
 bool big_endian(const gguf::Model &model, const gguf::TensorInfo &t) {

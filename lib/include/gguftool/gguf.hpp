@@ -154,6 +154,10 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// Whether a tensor name matches any of the shell globs (fnmatch); an empty list matches every
+// name. The --tensor selection of dump, to-onnx and verify.
+bool name_matches(std::string_view name, const std::vector<std::string> &globs);
+
 // A model: one file, or all shards of a split model presented as one.
 class Model {
 public:
