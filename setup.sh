@@ -8,7 +8,8 @@ cd "$(dirname "$0")"
 
 packages=(build-essential cmake pkg-config git
           libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-          libhwy-dev libbenchmark-dev libtbb-dev libonnx-dev libprotobuf-dev protobuf-compiler)
+          libhwy-dev libbenchmark-dev libtbb-dev libonnx-dev libprotobuf-dev protobuf-compiler
+          clang-14 libclang-rt-14-dev)  # clang: the sanitizer and fuzzing build (tests/run.sh)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -96,10 +96,14 @@ std::vector<std::shared_ptr<const File>> open_shards(const std::string &path,
 
     uint64_t total = 0;
     for (const auto &s : shards) total += s->tensors().size();
-    if (tensors && total != tensors->value)
-        throw Error(shards[0]->path(), tensors->offset,
+    if (tensors && total != tensors->value) {
+        // Reported at the first shard's own entry: `tensors` may have been read from another
+        // shard, where the entry can sit at another offset.
+        const auto first = split_key(*shards[0], kSplitTensors);
+        throw Error(shards[0]->path(), first ? std::optional(first->offset) : std::nullopt,
                     fmt::format("split.tensors.count is {} but the {} shards hold {} tensors",
                                 tensors->value, count, total));
+    }
     return shards;
 }
 

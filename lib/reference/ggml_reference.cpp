@@ -103,7 +103,9 @@ std::shared_ptr<const Ggml> load_ggml(const std::string &explicit_path, std::str
     }
     std::string errors;
     for (const std::string &path : candidates) {
-        void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        // NODELETE: llama.cpp keeps tables in globals (the IQ quantizers' grids); unmapping the
+        // library at exit would orphan them, and LeakSanitizer would call that a leak.
+        void *h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (!h) {
             errors += (errors.empty() ? "" : "; ") + std::string(dlerror());
             continue;

@@ -1,6 +1,8 @@
 // Host tensors: owned aligned storage or views of bytes kept alive by an owner.
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -84,12 +86,29 @@ struct AlignedStorage {
     AlignedStorage &operator=(const AlignedStorage &) = delete;
 };
 
+std::atomic<uint64_t> byte_limit{0};  // 0: physical memory
+
+uint64_t physical_memory() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : UINT64_MAX;
+}
+
 void check_dtype(DataType dtype) {
     if (dtype_size(dtype) == 0)
         throw Error(fmt::format("unsupported tensor element type {}", int(dtype)));
 }
 
 }  // namespace
+
+void set_tensor_byte_limit(uint64_t bytes) {
+    byte_limit = bytes;
+}
+
+uint64_t tensor_byte_limit() {
+    static const uint64_t memory = physical_memory();
+    const uint64_t limit = byte_limit;
+    return limit ? limit : memory;
+}
 
 Tensor Tensor::allocate(DataType dtype, Shape shape) {
     check_dtype(dtype);
@@ -98,6 +117,11 @@ Tensor Tensor::allocate(DataType dtype, Shape shape) {
     t.dtype_ = dtype;
     t.shape_ = std::move(shape);
     const size_t n = t.nbytes();
+    if (n > tensor_byte_limit())
+        throw Error(
+            fmt::format("a {} tensor of shape {} needs {} bytes, more than the {} bytes "
+                        "allowed for one tensor (the machine's memory)",
+                        dtype_name(dtype), shape_string(t.shape_), n, tensor_byte_limit()));
     std::shared_ptr<AlignedStorage> storage;
     try {
         storage = std::make_shared<AlignedStorage>(n);
@@ -118,10 +142,12 @@ Tensor Tensor::zeros(DataType dtype, Shape shape) {
 }
 
 Tensor Tensor::copy_of(DataType dtype, Shape shape, std::span<const uint8_t> bytes) {
-    Tensor t = allocate(dtype, std::move(shape));
-    if (bytes.size() != t.nbytes())
+    check_dtype(dtype);
+    const uint64_t n = shape_elements(shape) * dtype_size(dtype);  // checked before allocating
+    if (bytes.size() != n)
         throw Error(fmt::format("{} tensor of shape {} needs {} bytes, got {}", dtype_name(dtype),
-                                shape_string(t.shape_), t.nbytes(), bytes.size()));
+                                shape_string(shape), n, bytes.size()));
+    Tensor t = allocate(dtype, std::move(shape));
     if (!bytes.empty()) std::memcpy(t.mutable_data(), bytes.data(), bytes.size());
     return t;
 }

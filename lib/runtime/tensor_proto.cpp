@@ -102,12 +102,13 @@ void check_count(const Field &field, uint64_t elements, const char *name,
             fmt::format("{} holds {} values but the dims give {}", name, field.size(), elements));
 }
 
-// Typed fields: each element narrowed to the tensor's type (as the ONNX proto documents).
+// Typed fields: each element narrowed to the tensor's type (as the ONNX proto documents). The
+// count is checked against the dims before anything is allocated from them.
 template <class Out, class Field>
 Tensor from_field(DataType dtype, Shape shape, const Field &field, const char *name,
                   const std::string &where) {
+    check_count(field, shape_elements(shape), name, where);
     Tensor t = Tensor::allocate(dtype, std::move(shape));
-    check_count(field, t.elements(), name, where);
     Out *out = t.mutable_data_as<Out>();
     for (int i = 0; i < field.size(); ++i) out[i] = static_cast<Out>(field.Get(i));
     return t;
@@ -184,8 +185,8 @@ Tensor tensor_from_proto(const onnx::TensorProto &proto, ExternalData &external,
             case DataType::uint8:
                 return from_field<uint8_t>(*dtype, shape, proto.int32_data(), "int32_data", where);
             case DataType::bool_: {
+                check_count(proto.int32_data(), shape_elements(shape), "int32_data", where);
                 Tensor t = Tensor::allocate(*dtype, shape);
-                check_count(proto.int32_data(), t.elements(), "int32_data", where);
                 uint8_t *out = t.mutable_data();
                 for (int i = 0; i < proto.int32_data_size(); ++i) out[i] = proto.int32_data(i) != 0;
                 return t;

@@ -66,6 +66,12 @@ using Shape = std::vector<int64_t>;  // ONNX (row-major) order
 // Largest element count of any tensor: keeps every byte count far from 64-bit overflow.
 inline constexpr uint64_t kMaxElements = uint64_t(1) << 56;
 
+// Largest tensor the runtime allocates, in bytes: by default this machine's physical memory, so
+// a model asking for more (say a OneHot of depth 2^40) gets an error rather than an allocation that
+// would end in the out-of-memory killer. 0 restores the default. (The fuzzers set 256 MiB.)
+void set_tensor_byte_limit(uint64_t bytes);
+uint64_t tensor_byte_limit();
+
 // Product of the dims; throws Error(what, ...) on a negative dim or more than kMaxElements.
 uint64_t shape_elements(const Shape &shape, const std::string &what = "tensor");
 std::string shape_string(const Shape &shape);  // "[2, 32]", "[]" for a scalar

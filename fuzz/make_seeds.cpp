@@ -1,0 +1,191 @@
+// Writes the seed corpora of the fuzz targets into fuzz/corpus/<target>/ (run by fuzz/run.sh
+// --seeds; the output is committed). Seeds are small valid inputs: the fuzzer mutates them.
+//   gguf_reader     small GGUF files: every metadata value type, nested arrays, one tensor of
+//                   every type with blocks made by llama.cpp's quantizer, big-endian and v2
+//                   files, plus the files of testdata/broken and testdata/valid-edge
+//   block_decoders  [type id][output byte] + a few blocks of that type from llama.cpp's quantizer
+//   npy_reader      .npy encodings of small tensors of every dtype
+//   tensor_proto    the .pb inputs and outputs of the ONNX node tests in ../shared
+//   onnx_model      the node tests' model.onnx files and small to-onnx exports in every mode
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "ggml_data.hpp"
+#include "gguftool/gguf.hpp"
+#include "gguftool/gguf_writer.hpp"
+#include "gguftool/onnx_export.hpp"
+#include "gguftool/runtime.hpp"
+
+using namespace gguftool;
+namespace fs = std::filesystem;
+
+namespace {
+
+void save(const fs::path &path, const std::vector<uint8_t> &bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// One row of `type` quantized by llama.cpp from normal values (an imatrix always: harmless for
+// types that do not need one). q8_1 and q8_K go through their reference row quantizers.
+std::vector<uint8_t> quantized_row(const reference::Ggml &g, GgmlType type, size_t n) {
+    const auto values = testdata::make_values(testdata::Distribution::normal, n, 7);
+    auto q = testdata::quantize_with_llama(g, type, values, n, testdata::make_imatrix(n, 7));
+    if (q.bytes.empty()) throw std::runtime_error(std::string(type_name(type)) + ": " + q.failure);
+    return q.bytes;
+}
+
+size_t row_elements(GgmlType t) {
+    return traits(t).block_size == 1 ? 64 : 2 * traits(t).block_size;
+}
+
+gguf::Writer metadata_of_every_type(uint32_t version, gguf::ByteOrder order) {
+    using gguf::MetaValue;
+    using gguf::ValueType;
+    gguf::Writer w(version, order);
+    w.add("general.architecture", MetaValue::str("llama"))
+        .add("general.alignment", MetaValue::u32(32))
+        .add("u8", MetaValue::u8(200))
+        .add("i8", MetaValue::i8(-100))
+        .add("u16", MetaValue::u16(60000))
+        .add("i16", MetaValue::i16(-30000))
+        .add("u32", MetaValue::u32(4000000000u))
+        .add("i32", MetaValue::i32(-2000000000))
+        .add("f32", MetaValue::f32(0.5f))
+        .add("bool", MetaValue::boolean(true))
+        .add("string", MetaValue::str("hello"))
+        .add("empty", MetaValue::str(""))
+        .add("u64", MetaValue::u64(1ull << 40))
+        .add("i64", MetaValue::i64(-(1ll << 40)))
+        .add("f64", MetaValue::f64(-2.25))
+        .add("tokens", MetaValue::array_of(std::vector<std::string>{"<s>", "", "a", "bc"}))
+        .add("scores", MetaValue::array_of(std::vector<float>{0.f, -1.f, 2.5f}))
+        .add("ids", MetaValue::array_of(std::vector<int32_t>{1, 2, 3}))
+        .add("no_items", MetaValue::array(ValueType::uint8, {}))
+        .add("nested", MetaValue::array(ValueType::array,
+                                        {MetaValue::array_of(std::vector<uint16_t>{1, 2}),
+                                         MetaValue::array_of(std::vector<std::string>{"x"})}));
+    return w;
+}
+
+void gguf_seeds(const reference::Ggml &g, const fs::path &dir, const fs::path &testdata) {
+    gguf::Writer all = metadata_of_every_type(3, gguf::ByteOrder::little);
+    for (uint32_t id = 0; id < kGgmlTypeCount; ++id) {
+        const TypeTraits *t = type_traits(id);
+        if (t->removed) continue;
+        const GgmlType type = GgmlType(id);
+        const size_t n = row_elements(type);
+        std::vector<uint8_t> bytes = t->quantized ? quantized_row(g, type, n)
+                                                  : testdata::random_bytes(*row_bytes(type, n), id);
+        all.add_tensor(std::string("t.") + t->name, type, {n, 1}, std::move(bytes));
+    }
+    save(dir / "every-type.gguf", all.to_bytes());
+
+    gguf::Writer big = metadata_of_every_type(3, gguf::ByteOrder::big);
+    big.add_tensor("w", GgmlType::f32, {4, 2}, testdata::random_bytes(32, 1));
+    big.add_tensor("q", GgmlType::q8_0, {32}, quantized_row(g, GgmlType::q8_0, 32));
+    save(dir / "big-endian.gguf", big.to_bytes());
+
+    gguf::Writer v2 = metadata_of_every_type(2, gguf::ByteOrder::little);
+    v2.add_tensor("w", GgmlType::f16, {3, 5, 2}, testdata::random_bytes(60, 2));
+    save(dir / "version2.gguf", v2.to_bytes());
+
+    for (const char *sub : {"broken", "valid-edge"}) {
+        if (!fs::is_directory(testdata / sub)) continue;
+        for (const auto &e : fs::directory_iterator(testdata / sub))
+            if (e.path().extension() == ".gguf")
+                fs::copy_file(e.path(),
+                              dir / (std::string(sub) + "-" + e.path().filename().string()),
+                              fs::copy_options::overwrite_existing);
+    }
+}
+
+void decoder_seeds(const reference::Ggml &g, const fs::path &dir) {
+    int k = 0;
+    for (GgmlType type : testdata::quantized_types()) {
+        std::vector<uint8_t> seed = {uint8_t(type), uint8_t(k++ % 4)};
+        const std::vector<uint8_t> row = quantized_row(g, type, row_elements(type));
+        seed.insert(seed.end(), row.begin(), row.end());
+        save(dir / type_name(type), seed);
+    }
+}
+
+void npy_seeds(const fs::path &dir) {
+    namespace rt = runtime;
+    const rt::DataType dtypes[] = {
+        rt::DataType::float32, rt::DataType::float16, rt::DataType::bfloat16, rt::DataType::float64,
+        rt::DataType::int8,    rt::DataType::uint8,   rt::DataType::int16,    rt::DataType::uint16,
+        rt::DataType::int32,   rt::DataType::uint32,  rt::DataType::int64,    rt::DataType::uint64,
+        rt::DataType::bool_};
+    const rt::Shape shapes[] = {{}, {0}, {3}, {2, 3}, {1, 2, 1, 2}};
+    int k = 0;
+    for (rt::DataType d : dtypes) {
+        const rt::Shape &shape = shapes[k % std::size(shapes)];
+        rt::Tensor t = rt::Tensor::zeros(d, shape);
+        const auto noise = testdata::random_bytes(t.nbytes(), k);
+        if (d != rt::DataType::bool_ && t.nbytes())
+            std::memcpy(t.mutable_data(), noise.data(), t.nbytes());
+        save(dir / (std::string(rt::dtype_name(d)) + ".npy"), rt::encode_npy(t));
+        ++k;
+    }
+}
+
+void node_test_seeds(const fs::path &shared, const fs::path &pb_dir, const fs::path &onnx_dir) {
+    const fs::path tests = shared / "onnx-node-tests";
+    for (const auto &e : fs::directory_iterator(tests)) {
+        if (!fs::exists(e.path() / "model.onnx")) continue;
+        const std::string name = e.path().filename().string();
+        fs::copy_file(e.path() / "model.onnx", onnx_dir / (name + ".onnx"),
+                      fs::copy_options::overwrite_existing);
+        for (const auto &f : fs::directory_iterator(e.path() / "test_data_set_0"))
+            fs::copy_file(f.path(), pb_dir / (name + "-" + f.path().filename().string()),
+                          fs::copy_options::overwrite_existing);
+    }
+}
+
+// Every tensor of every-type.gguf exported alone, in each mode: small models with real
+// DequantizePacked and Unpack graphs.
+void export_seeds(const fs::path &gguf_dir, const fs::path &dir) {
+    const gguf::Model model = gguf::Model::open((gguf_dir / "every-type.gguf").string());
+    for (const gguf::TensorInfo &t : model.tensors()) {
+        for (auto mode : {onnx_export::Mode::packed, onnx_export::Mode::unpack}) {
+            if (mode == onnx_export::Mode::unpack && !traits(t.type).quantized) continue;
+            onnx_export::Options o;
+            o.mode = mode;
+            o.tensor_globs = {std::string(t.name)};
+            o.max_array = 2;
+            const std::string out = (dir / (std::string(t.name.substr(2)) + "-" +
+                                            onnx_export::mode_name(mode) + ".onnx"))
+                                        .string();
+            onnx_export::export_model(model, out, o);
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        std::cerr << "usage: make_seeds CORPUS_DIR TESTDATA_DIR SHARED_DIR\n";
+        return 2;
+    }
+    const fs::path corpus = argv[1];
+    try {
+        const auto g = reference::ggml();
+        if (!g) throw std::runtime_error("llama.cpp's libggml-base.so could not be loaded");
+        for (const char *target :
+             {"gguf_reader", "block_decoders", "npy_reader", "tensor_proto", "onnx_model"})
+            fs::create_directories(corpus / target);
+        gguf_seeds(*g, corpus / "gguf_reader", argv[2]);
+        decoder_seeds(*g, corpus / "block_decoders");
+        npy_seeds(corpus / "npy_reader");
+        node_test_seeds(argv[3], corpus / "tensor_proto", corpus / "onnx_model");
+        export_seeds(corpus / "gguf_reader", corpus / "onnx_model");
+    } catch (const std::exception &e) {
+        std::cerr << "make_seeds: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}

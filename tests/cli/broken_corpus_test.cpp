@@ -1,0 +1,339 @@
+// The corpus of broken files (testdata/broken, manifest EXPECTED) and of valid edge cases
+// (testdata/valid-edge), run through the built CLI in a child process with a memory limit and a
+// timeout: every broken file gives exactly its expected error line and exit code 1 in `dump`,
+// `dump --json` and `to-onnx` (which leaves no output behind); llama.cpp's reader agrees on each
+// file; the valid edge cases open everywhere. The committed files must be byte for byte what
+// tools/broken_corpus.hpp builds.
+#include "../../tools/broken_corpus.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+
+namespace gguftool {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTestdata = fs::path(GGUFTOOL_SOURCE_DIR) / "testdata";
+const fs::path kBroken = kTestdata / "broken";
+const fs::path kValidEdge = kTestdata / "valid-edge";
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GGUFTOOL_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(GGUFTOOL_TEST_ASAN)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+constexpr rlim_t kMemoryLimit = rlim_t{1} << 30;  // address space of the child: 1 GiB
+constexpr auto kTimeout = std::chrono::seconds(20);
+
+struct Limited {
+    int status = -1;  // exit code; -1 when killed by a signal
+    int signal = 0;
+    bool timed_out = false;
+    std::string out, err;
+};
+
+// Runs the CLI with `args` in a child limited to kMemoryLimit of address space, killed after
+// kTimeout.
+Limited run_limited(const std::vector<std::string> &args) {
+    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (std::string &a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // AddressSanitizer reserves terabytes of address space for its shadow memory, so under it the
+    // limit is set through ASan instead: any one allocation, and the resident size, at 1 GiB.
+    static char asan_options[] =
+        "ASAN_OPTIONS=max_allocation_size_mb=1024:hard_rss_limit_mb=1024:"
+        "allocator_may_return_null=1";
+    std::vector<char *> envp;
+    for (char **e = environ; *e; ++e)
+        if (!kAddressSanitizer || std::strncmp(*e, "ASAN_OPTIONS=", 13) != 0) envp.push_back(*e);
+    if (kAddressSanitizer) envp.push_back(asan_options);
+    envp.push_back(nullptr);
+
+    int out_pipe[2], err_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
+        throw std::runtime_error("pipe failed");
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {  // only async-signal-safe calls from here
+        if (!kAddressSanitizer) {
+            const rlimit limit{kMemoryLimit, kMemoryLimit};
+            if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(126);
+        }
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        execve(argv[0], argv.data(), envp.data());
+        _exit(127);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+
+    Limited r;
+    const auto deadline = std::chrono::steady_clock::now() + kTimeout;
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    std::string *sinks[2] = {&r.out, &r.err};
+    int open_fds = 2;
+    char buf[65536];
+    while (open_fds > 0) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            r.timed_out = true;
+            kill(pid, SIGKILL);
+            break;
+        }
+        if (poll(fds, 2, static_cast<int>(left.count())) < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n > 0) {
+                sinks[i]->append(buf, size_t(n));
+            } else {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+            }
+        }
+    }
+    for (const pollfd &p : fds)
+        if (p.fd >= 0) close(p.fd);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status)) r.status = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    return r;
+}
+
+// One line of testdata/broken/EXPECTED: "<file> <exit code> <rejects|accepts> <stderr line>".
+struct Expected {
+    std::string file;
+    int exit_code = -1;  // -1: the line does not parse
+    bool llama_rejects = true;
+    std::string error;
+    std::string line;  // as written, for messages
+};
+
+void PrintTo(const Expected &e, std::ostream *os) {
+    *os << e.file;
+}
+
+std::vector<Expected> read_manifest() {
+    std::vector<Expected> out;
+    std::ifstream in(kBroken / "EXPECTED");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        Expected e;
+        e.line = line;
+        std::istringstream fields(line);
+        std::string llama;
+        if (fields >> e.file >> e.exit_code >> llama &&
+            (llama == "rejects" || llama == "accepts")) {
+            e.llama_rejects = llama == "rejects";
+            fields >> std::ws;
+            std::getline(fields, e.error);
+        } else {
+            e.exit_code = -1;
+        }
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+const std::vector<Expected> &manifest() {
+    static const std::vector<Expected> m = read_manifest();
+    return m;
+}
+
+std::string replace_all(std::string s, const std::string &from, const std::string &to) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
+// A gtest name from a file name: letters, digits and '_'.
+std::string test_name(const std::string &file) {
+    std::string s = fs::path(file).stem().string();
+    for (char &c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return s.empty() ? "unnamed" : s;
+}
+
+std::string describe(const Limited &r) {
+    if (r.timed_out) return "killed after the timeout";
+    if (r.signal) return "killed by signal " + std::to_string(r.signal);
+    return "exit " + std::to_string(r.status) + ", stderr: " + r.err;
+}
+
+std::vector<std::string> gguf_files(const fs::path &dir) {
+    std::vector<std::string> names;
+    if (fs::is_directory(dir))
+        for (const auto &e : fs::directory_iterator(dir))
+            if (e.path().extension() == ".gguf") names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// --- broken files ---
+
+class BrokenCorpus : public ::testing::TestWithParam<Expected> {};
+
+TEST_P(BrokenCorpus, GivesTheExpectedErrorInEveryCommand) {
+    const Expected &e = GetParam();
+    ASSERT_NE(e.exit_code, -1) << "malformed manifest line: " << e.line;
+    const std::string path = (kBroken / e.file).string();
+    const std::string line =
+        replace_all(replace_all(e.error, "{file}", path), "{dir}", kBroken.string()) + "\n";
+
+    for (const std::vector<std::string> &args :
+         {std::vector<std::string>{"dump", path},
+          std::vector<std::string>{"dump", "--json", path}}) {
+        const Limited r = run_limited(args);
+        ASSERT_FALSE(r.timed_out) << args[0] << ": " << describe(r);
+        EXPECT_EQ(r.signal, 0) << describe(r);
+        EXPECT_EQ(r.status, e.exit_code) << describe(r);
+        EXPECT_EQ(r.err, line) << (args.size() == 3 ? "dump --json" : "dump");
+        EXPECT_EQ(r.out, "") << "output on stdout for a broken file";
+    }
+
+    const test::TempDir out;
+    const Limited r = run_limited({"to-onnx", path, out.file("model.onnx")});
+    ASSERT_FALSE(r.timed_out) << "to-onnx: " << describe(r);
+    EXPECT_EQ(r.signal, 0) << describe(r);
+    EXPECT_EQ(r.status, e.exit_code) << describe(r);
+    EXPECT_EQ(r.err, line) << "to-onnx";
+    EXPECT_TRUE(fs::is_empty(out.path())) << "to-onnx left files in " << out.path();
+}
+
+// Where the manifest says llama.cpp accepts a file we reject, the reason is documented (README,
+// "Reading GGUF: what is validated"; testdata/README.md for split models) and checked here, so the
+// list of differences stays true.
+TEST_P(BrokenCorpus, LlamaCppAgrees) {
+    const Expected &e = GetParam();
+    ASSERT_NE(test::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    const std::string path = (kBroken / e.file).string();
+    if (e.llama_rejects)
+        EXPECT_TRUE(test::llama_rejects(path)) << "llama.cpp accepts " << e.file;
+    else
+        EXPECT_FALSE(test::llama_rejects(path))
+            << "llama.cpp now rejects " << e.file << ": mark it 'rejects' in the corpus";
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, BrokenCorpus, ::testing::ValuesIn(manifest()),
+                         [](const ::testing::TestParamInfo<Expected> &info) {
+                             return test_name(info.param.file);
+                         });
+
+std::string names_only_in(const std::vector<std::string> &a, const std::vector<std::string> &b) {
+    std::vector<std::string> only;
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(only));
+    std::string s;
+    for (const std::string &n : only) s += " " + n;
+    return s;
+}
+
+TEST(BrokenCorpusManifest, ListsEveryFileExactlyOnce) {
+    std::vector<std::string> listed;
+    for (const Expected &e : manifest()) listed.push_back(e.file);
+    std::sort(listed.begin(), listed.end());
+    EXPECT_EQ(std::adjacent_find(listed.begin(), listed.end()), listed.end())
+        << "a file is listed twice";
+    const std::vector<std::string> present = gguf_files(kBroken);
+    EXPECT_GT(present.size(), 50u);
+    EXPECT_TRUE(listed == present) << "listed but missing:" << names_only_in(listed, present)
+                                   << "\npresent but not listed:" << names_only_in(present, listed);
+}
+
+// --- valid edge cases ---
+
+class ValidEdge : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ValidEdge, OpensInEveryCommandAndInLlamaCpp) {
+    const std::string path = (kValidEdge / GetParam()).string();
+    const Limited text = run_limited({"dump", path});
+    EXPECT_EQ(text.status, 0) << describe(text);
+    EXPECT_EQ(text.err, "");
+    const Limited json = run_limited({"dump", "--json", path});
+    EXPECT_EQ(json.status, 0) << describe(json);
+    EXPECT_EQ(json.err, "");
+    EXPECT_TRUE(nlohmann::json::accept(json.out)) << json.out;
+    const test::TempDir out;
+    const Limited onnx = run_limited({"to-onnx", "--quiet", path, out.file("model.onnx")});
+    EXPECT_EQ(onnx.status, 0) << describe(onnx);
+    EXPECT_TRUE(fs::exists(out.file("model.onnx")));
+
+    test::expect_same_as_llama(path, *gguf::File::open(path));
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, ValidEdge, ::testing::ValuesIn(gguf_files(kValidEdge)),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                             return test_name(info.param);
+                         });
+
+TEST(ValidEdgeCorpus, HasTheRequiredCases) {
+    const std::vector<std::string> present = gguf_files(kValidEdge);
+    for (const char *name : {"zero-dimension.gguf", "no-tensors.gguf", "empty-string.gguf",
+                             "empty-array.gguf", "empty-string-in-array.gguf"})
+        EXPECT_NE(std::find(present.begin(), present.end(), name), present.end()) << name;
+}
+
+// --- the corpus is what the generator writes ---
+
+std::vector<uint8_t> bytes_of(const fs::path &p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> all_files(const fs::path &dir) {
+    std::vector<std::string> names;
+    for (const auto &e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+TEST(BrokenCorpusGenerator, ReproducesTheCommittedFilesByteForByte) {
+    const test::TempDir tmp;
+    corpus::write_corpus(tmp.path());
+    for (const char *sub : {"broken", "valid-edge"}) {
+        const fs::path fresh = fs::path(tmp.path()) / sub, committed = kTestdata / sub;
+        ASSERT_TRUE(fs::is_directory(committed)) << committed;
+        const std::vector<std::string> names = all_files(fresh);
+        const std::vector<std::string> have = all_files(committed);
+        ASSERT_TRUE(have == names)
+            << "missing:" << names_only_in(names, have)
+            << "\nnot written by the generator:" << names_only_in(have, names)
+            << "\nregenerate with: make_broken_files " << kTestdata.string();
+        for (const std::string &name : names)
+            EXPECT_TRUE(bytes_of(fresh / name) == bytes_of(committed / name))
+                << sub << "/" << name << " differs from what tools/broken_corpus.hpp builds";
+    }
+}
+
+}  // namespace
+}  // namespace gguftool
