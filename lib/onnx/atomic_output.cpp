@@ -122,13 +122,21 @@ OutputFile::OutputFile(std::string final_path) : final_(std::move(final_path)) {
     const std::filesystem::path p(final_);
     const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
     std::string tmpl = dir + "/." + p.filename().string() + ".tmp-XXXXXX";
-    fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+    int create_errno = 0;
+    {
+        // A signal between creating the file and registering it would leave it behind.
+        SignalsBlocked blocked;
+        fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+        create_errno = errno;
+        if (fd_ >= 0) {
+            temp_ = tmpl;
+            slot_ = add_pending(temp_);
+        }
+    }
     if (fd_ < 0)
-        throw Error(
-            final_, std::nullopt,
-            fmt::format("cannot create a temporary file in {}: {}", dir, std::strerror(errno)));
-    temp_ = tmpl;
-    slot_ = add_pending(temp_);
+        throw Error(final_, std::nullopt,
+                    fmt::format("cannot create a temporary file in {}: {}", dir,
+                                std::strerror(create_errno)));
 }
 
 OutputFile::~OutputFile() {
@@ -170,6 +178,8 @@ void OutputFile::commit() {
     if (!chmod_ok || !close_ok)
         throw Error(final_, std::nullopt,
                     fmt::format("cannot close: {}", std::strerror(chmod_ok ? errno : chmod_errno)));
+    // Signals wait until the handler knows the file's new name.
+    SignalsBlocked blocked;
     if (::rename(temp_.c_str(), final_.c_str()) != 0)
         throw Error(final_, std::nullopt,
                     fmt::format("cannot rename {} into place: {}", temp_, std::strerror(errno)));

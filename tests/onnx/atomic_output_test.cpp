@@ -133,3 +133,52 @@ TEST(AtomicOutput, MissingDirectoryIsAnError) {
 
 }  // namespace
 }  // namespace gguftool::onnxtest
+
+namespace gguftool::onnxtest {
+namespace {
+
+// The user presses Ctrl-C while `gguftool to-onnx` writes: a real SIGINT from outside, to the
+// CLI process, part-way through a 256 MiB conversion. Nothing may be left in the directory.
+TEST(AtomicOutput, CtrlCOnTheCommandLineLeavesNothing) {
+    for (bool external : {false, true}) {
+        SCOPED_TRACE(external ? "external data" : "inline");
+        TempDir dir;
+        const std::string in = dir.file("big.gguf");
+        // One f32 tensor of 2^26 zeros, stored sparse: the header, then a hole up to the end.
+        gguf::Writer w;
+        w.add_tensor("big", GgmlType::f32, {uint64_t(1) << 26}, {});
+        const std::vector<uint8_t> header = w.to_bytes();
+        test::write_file(in, header);
+        test::resize_file(in, (header.size() + 31) / 32 * 32 + (uint64_t(1) << 28));
+
+        std::vector<std::string> args = {GGUFTOOL_EXE, "to-onnx", in, dir.file("big.onnx"),
+                                         "--quiet"};
+        if (external) args.push_back("--external-data");
+        std::vector<char *> argv;
+        for (std::string &a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            ::execv(argv[0], argv.data());
+            _exit(127);
+        }
+        // Interrupt as soon as the output (under its temporary name) appears.
+        bool seen = false;
+        for (int i = 0; i < 60000 && !seen; ++i) {
+            seen = files_in(dir.path()).size() > 1;
+            if (!seen) ::usleep(500);
+            int status = 0;
+            if (!seen && ::waitpid(pid, &status, WNOHANG) == pid)
+                FAIL() << "to-onnx ended before it could be interrupted, status " << status;
+        }
+        ASSERT_TRUE(seen) << "no output appeared";
+        ::kill(pid, SIGINT);
+        int status = 0;
+        ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+        EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"big.gguf"});
+    }
+}
+
+}  // namespace
+}  // namespace gguftool::onnxtest
