@@ -5,13 +5,13 @@
 //
 //   bench_dequant [--json] [--format NAME] [--target NAME] [--reps N] [--mib N]
 #include <fmt/format.h>
-#include <hwy/aligned_allocator.h>
-#include <hwy/targets.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "dispatch.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
@@ -79,17 +80,28 @@ Options parse(int argc, char **argv) {
 }
 
 void force_target(const std::string &name) {
-    for (int64_t t : hwy::SupportedAndGeneratedTargets()) {
+    for (int64_t t : simd::usable_targets()) {
         std::string tn = hwy::TargetName(t);
         if (strcasecmp(tn.c_str(), name.c_str()) == 0) {
-            hwy::SetSupportedTargetsForTest(t);
+            simd::force_target(t);
             return;
         }
     }
     std::string have;
-    for (int64_t t : hwy::SupportedAndGeneratedTargets())
-        have += std::string(" ") + hwy::TargetName(t);
+    for (int64_t t : simd::usable_targets()) have += std::string(" ") + hwy::TargetName(t);
     usage("target " + name + " is not available here (have:" + have + ")");
+}
+
+// Output buffers aligned to a cache line, as the decoder's streaming stores want.
+struct Free {
+    void operator()(float *p) const { std::free(p); }
+};
+using AlignedFloats = std::unique_ptr<float[], Free>;
+AlignedFloats aligned_floats(size_t n) {
+    const size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    AlignedFloats p(static_cast<float *>(std::aligned_alloc(64, bytes)));
+    if (!p) throw std::bad_alloc();
+    return p;
 }
 
 // A source of real quantized data: normally distributed weights quantized by llama.cpp (with an
@@ -146,8 +158,8 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
     const size_t elements = o.mib * (size_t(1) << 20) / 4 / tt.block_size * tt.block_size;
     const size_t out_bytes = elements * 4;
     const std::vector<uint8_t> in = make_input(g, t, elements / tt.block_size);
-    auto out = hwy::AllocateAligned<float>(elements);
-    auto check = hwy::AllocateAligned<float>(elements);
+    const AlignedFloats out = aligned_floats(elements);
+    const AlignedFloats check = aligned_floats(elements);
     const auto llama = g.dequantize_row[static_cast<uint32_t>(t)];
 
     Row r;

@@ -10,6 +10,7 @@
 #include <hwy/highway.h>
 
 #include "common.hpp"
+#include "dispatch.hpp"
 #include "e2m1_table.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
@@ -110,14 +111,14 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gguftool::formats {
 
-HWY_EXPORT(decode_mxfp4);
-HWY_EXPORT(decode_nvfp4);
+GGUFTOOL_EXPORT(decode_mxfp4);
+GGUFTOOL_EXPORT(decode_nvfp4);
 
 static void mxfp4(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_mxfp4)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_mxfp4)(in, n, out);
 }
 static void nvfp4(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_nvfp4)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_nvfp4)(in, n, out);
 }
 
 std::span<const Kernel> fp4_kernels() {

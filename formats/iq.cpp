@@ -18,6 +18,7 @@
 #include "codebooks/iq4_values.hpp"
 #include "codebooks/iq_signs.hpp"
 #include "common.hpp"
+#include "dispatch.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
 
@@ -93,7 +94,7 @@ HWY_INLINE void put_signed(float scale, const uint8_t *grid, const float *sign, 
 template <bool kStream>
 HWY_INLINE void put_signed_pair(float scale, const uint8_t *g0, const uint8_t *g1,
                                 const float *sign, float *out) {
-#if HWY_TARGET == HWY_SCALAR
+#if HWY_MAX_BYTES < 32  // a group of 8 floats is more than one vector: assemble the bytes
     uint8_t grid[8];
     std::memcpy(grid, g0, 4);
     std::memcpy(grid + 4, g1, 4);
@@ -443,42 +444,42 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gguftool::formats {
 
-HWY_EXPORT(decode_iq2_xxs);
-HWY_EXPORT(decode_iq2_xs);
-HWY_EXPORT(decode_iq2_s);
-HWY_EXPORT(decode_iq3_xxs);
-HWY_EXPORT(decode_iq3_s);
-HWY_EXPORT(decode_iq1_s);
-HWY_EXPORT(decode_iq1_m);
-HWY_EXPORT(decode_iq4_nl);
-HWY_EXPORT(decode_iq4_xs);
+GGUFTOOL_EXPORT(decode_iq2_xxs);
+GGUFTOOL_EXPORT(decode_iq2_xs);
+GGUFTOOL_EXPORT(decode_iq2_s);
+GGUFTOOL_EXPORT(decode_iq3_xxs);
+GGUFTOOL_EXPORT(decode_iq3_s);
+GGUFTOOL_EXPORT(decode_iq1_s);
+GGUFTOOL_EXPORT(decode_iq1_m);
+GGUFTOOL_EXPORT(decode_iq4_nl);
+GGUFTOOL_EXPORT(decode_iq4_xs);
 
 static void iq2_xxs(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_iq2_xxs)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_iq2_xxs)(in, n, out);
 }
 static void iq2_xs(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_iq2_xs)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_iq2_xs)(in, n, out);
 }
 static void iq2_s(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_iq2_s)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_iq2_s)(in, n, out);
 }
 static void iq3_xxs(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_iq3_xxs)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_iq3_xxs)(in, n, out);
 }
 static void iq3_s(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_iq3_s)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_iq3_s)(in, n, out);
 }
 static void iq1_s(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_iq1_s)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_iq1_s)(in, n, out);
 }
 static void iq1_m(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_iq1_m)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_iq1_m)(in, n, out);
 }
 static void iq4_nl(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_iq4_nl)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_iq4_nl)(in, n, out);
 }
 static void iq4_xs(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_iq4_xs)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_iq4_xs)(in, n, out);
 }
 
 std::span<const Kernel> iq_kernels() {

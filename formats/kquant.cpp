@@ -14,6 +14,7 @@
 #include <hwy/highway.h>
 
 #include "common.hpp"
+#include "dispatch.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
 
@@ -306,30 +307,30 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gguftool::formats {
 
-HWY_EXPORT(decode_q2_k);
-HWY_EXPORT(decode_q3_k);
-HWY_EXPORT(decode_q4_k);
-HWY_EXPORT(decode_q5_k);
-HWY_EXPORT(decode_q6_k);
-HWY_EXPORT(decode_q8_k);
+GGUFTOOL_EXPORT(decode_q2_k);
+GGUFTOOL_EXPORT(decode_q3_k);
+GGUFTOOL_EXPORT(decode_q4_k);
+GGUFTOOL_EXPORT(decode_q5_k);
+GGUFTOOL_EXPORT(decode_q6_k);
+GGUFTOOL_EXPORT(decode_q8_k);
 
 static void q2_k(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q2_k)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q2_k)(in, n, out);
 }
 static void q3_k(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q3_k)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q3_k)(in, n, out);
 }
 static void q4_k(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q4_k)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q4_k)(in, n, out);
 }
 static void q5_k(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q5_k)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q5_k)(in, n, out);
 }
 static void q6_k(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q6_k)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q6_k)(in, n, out);
 }
 static void q8_k(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q8_k)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q8_k)(in, n, out);
 }
 
 std::span<const Kernel> kquant_kernels() {

@@ -12,6 +12,7 @@
 #include <hwy/highway.h>
 
 #include "common.hpp"
+#include "dispatch.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
 
@@ -164,30 +165,30 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gguftool::formats {
 
-HWY_EXPORT(decode_q4_0);
-HWY_EXPORT(decode_q4_1);
-HWY_EXPORT(decode_q5_0);
-HWY_EXPORT(decode_q5_1);
-HWY_EXPORT(decode_q8_0);
-HWY_EXPORT(decode_q8_1);
+GGUFTOOL_EXPORT(decode_q4_0);
+GGUFTOOL_EXPORT(decode_q4_1);
+GGUFTOOL_EXPORT(decode_q5_0);
+GGUFTOOL_EXPORT(decode_q5_1);
+GGUFTOOL_EXPORT(decode_q8_0);
+GGUFTOOL_EXPORT(decode_q8_1);
 
 static void q4_0(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q4_0)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q4_0)(in, n, out);
 }
 static void q4_1(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q4_1)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q4_1)(in, n, out);
 }
 static void q5_0(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q5_0)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q5_0)(in, n, out);
 }
 static void q5_1(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q5_1)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q5_1)(in, n, out);
 }
 static void q8_0(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q8_0)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q8_0)(in, n, out);
 }
 static void q8_1(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q8_1)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q8_1)(in, n, out);
 }
 
 std::span<const Kernel> legacy_kernels() {

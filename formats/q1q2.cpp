@@ -10,6 +10,7 @@
 #include <hwy/highway.h>
 
 #include "common.hpp"
+#include "dispatch.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
 
@@ -74,14 +75,14 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gguftool::formats {
 
-HWY_EXPORT(decode_q1_0);
-HWY_EXPORT(decode_q2_0);
+GGUFTOOL_EXPORT(decode_q1_0);
+GGUFTOOL_EXPORT(decode_q2_0);
 
 static void q1_0(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q1_0)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q1_0)(in, n, out);
 }
 static void q2_0(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_q2_0)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_q2_0)(in, n, out);
 }
 
 std::span<const Kernel> q1q2_kernels() {

@@ -10,6 +10,7 @@
 #include <hwy/highway.h>
 
 #include "common.hpp"
+#include "dispatch.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
 
@@ -119,14 +120,14 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gguftool::formats {
 
-HWY_EXPORT(decode_tq1_0);
-HWY_EXPORT(decode_tq2_0);
+GGUFTOOL_EXPORT(decode_tq1_0);
+GGUFTOOL_EXPORT(decode_tq2_0);
 
 static void tq1_0(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_tq1_0)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_tq1_0)(in, n, out);
 }
 static void tq2_0(const uint8_t *in, size_t n, float *out) {
-    HWY_DYNAMIC_DISPATCH(decode_tq2_0)(in, n, out);
+    GGUFTOOL_DISPATCH(decode_tq2_0)(in, n, out);
 }
 
 std::span<const Kernel> ternary_kernels() {

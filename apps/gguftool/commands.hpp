@@ -10,6 +10,7 @@ namespace gguftool::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalid = 1;  // invalid input file (or, for verify, a mismatch)
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNoHelper = 127;  // gguftool-onnx is missing (as a shell's "not found")
 
 using Runner = std::function<int()>;
 
@@ -17,5 +18,28 @@ Runner add_dump(CLI::App &app);
 Runner add_run(CLI::App &app);
 Runner add_to_onnx(CLI::App &app);
 Runner add_verify(CLI::App &app);
+
+// The subcommands whose code links ONNX and protobuf. `gguftool` lists them in --help but hands
+// them to `gguftool-onnx`, the same CLI with every subcommand (onnx_helper.cpp), so that `dump`
+// does not pay for loading those libraries.
+struct HelperCommand {
+    const char *name;
+    const char *summary;  // as --help lists it
+};
+inline constexpr HelperCommand kRunCommand{"run",
+                                           "Execute an ONNX model's graph, or run ONNX node tests"};
+inline constexpr HelperCommand kToOnnxCommand{"to-onnx",
+                                              "Convert a GGUF model to an ONNX model (opset 29)"};
+inline constexpr HelperCommand kVerifyCommand{
+    "verify", "Compare gguftool's decoding of every tensor with llama.cpp's, bit for bit"};
+inline constexpr HelperCommand kHelperCommands[] = {kRunCommand, kToOnnxCommand, kVerifyCommand};
+
+// The entry of kHelperCommands that the command line names, or nullptr. The first argument that is
+// not an option names the subcommand: gguftool's own options (--help, --version) take no value.
+const HelperCommand *helper_command(int argc, char **argv);
+
+// Replaces this process with gguftool-onnx, given the same arguments. Returns (kExitNoHelper)
+// only if it cannot, after saying why.
+int exec_helper(const HelperCommand &command, char **argv);
 
 }  // namespace gguftool::cli

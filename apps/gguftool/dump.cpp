@@ -24,14 +24,15 @@ int run(const Options &opt) {
     // big-endian file) is reported in the output and on stderr, and the others still shown.
     std::vector<std::string> problems;
     for (TensorReport &r : reports) {
+        if (opt.values == 0 && !opt.stats) break;  // nothing to decode
+        Decoded &d = *(r.decoded = std::make_unique<Decoded>());
         try {
-            if (opt.values > 0)
-                r.values = std::make_unique<Values>(first_values(model, *r.info, opt.values));
-            if (opt.stats) r.stats = std::make_unique<Stats>(tensor_stats(model, *r.info));
+            if (opt.values > 0) d.values = first_values(model, *r.info, opt.values);
+            if (opt.stats) d.stats = tensor_stats(model, *r.info);
         } catch (const Error &e) {
-            r.values.reset();
-            r.stats.reset();
-            r.error = e.problem();
+            d.values.reset();
+            d.stats.reset();
+            d.error = e.problem();
             const Error located(model.shards().at(r.info->shard)->path(), r.info->file_offset,
                                 fmt::format("tensor {}: {}", r.info->name, e.problem()));
             problems.push_back(located.what());

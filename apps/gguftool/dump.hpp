@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gguftool/gguf.hpp"
@@ -40,12 +42,24 @@ struct Values {
     size_t size() const { return integer ? ints.size() : reals.size(); }
 };
 
-// What is shown for one selected tensor. Kept small: there may be 10,000 of them.
+// The decoded part of a tensor's report (--values, --stats).
+struct Decoded {
+    std::optional<Values> values;
+    std::optional<Stats> stats;
+    std::string error;  // why values or stats could not be decoded
+};
+
+// What is shown for one selected tensor. Kept small: there may be 10,000 of them, and each
+// page of memory a short run touches costs it a page fault.
 struct TensorReport {
     const gguf::TensorInfo *info = nullptr;
-    std::unique_ptr<Values> values;  // with --values
-    std::unique_ptr<Stats> stats;    // with --stats
-    std::string error;               // why values or stats could not be decoded
+    std::unique_ptr<Decoded> decoded;  // with --values or --stats
+
+    const Values *values() const {
+        return decoded && decoded->values ? &*decoded->values : nullptr;
+    }
+    const Stats *stats() const { return decoded && decoded->stats ? &*decoded->stats : nullptr; }
+    std::string_view error() const { return decoded ? decoded->error : std::string_view(); }
 };
 
 // Tensors whose names match any of the globs (fnmatch), in file order; all when globs is empty.

@@ -83,13 +83,27 @@ void put_json_array(Out &out, const Value &v) {
             return put_fixed_array<uint8_t>(out, v,
                                             [&](uint8_t x) { out.put(x ? "true" : "false"); });
         case ValueType::string: {  // vocabularies: the hot loop of --json
+            // Straight from the mapping too: each a uint64 length and the bytes (validated on
+            // open). The usual token needs no escape and goes out as `,"token"` in one piece.
+            const uint8_t *p = v.data();
+            const bool big = v.byte_order() == gguf::ByteOrder::big;
             out.put('[');
-            bool first = true;
-            v.for_each_element([&](const Value &e) {
-                if (!first) out.put(',');
-                first = false;
-                put_json_string(out, e.as_string());
-            });
+            for (uint64_t i = 0; i < v.array_size(); ++i) {
+                const uint64_t len = load<uint64_t>(p, big);
+                const std::string_view s(reinterpret_cast<const char *>(p + 8), len);
+                p += 8 + len;
+                if (i == 0) {
+                    put_json_string(out, s);
+                } else if (json_plain(s)) {
+                    char *w = out.extend(len + 3);
+                    w[0] = ',', w[1] = '"', w[len + 2] = '"';
+                    copy_bytes(w + 2, s.data(), len);
+                } else {
+                    out.put(',');
+                    put_json_string_escaped(out, s);
+                }
+                out.maybe_flush();
+            }
             out.put(']');
             return;
         }
@@ -210,11 +224,11 @@ void put_tensors(Out &out, const gguf::Model &model, const std::vector<TensorRep
             out.put(", \"shard\": ");
             out.put_uint(t.shard);
         }
-        if (r.values) put_values(out, *r.values);
-        if (r.stats) put_stats(out, *r.stats);
-        if (!r.error.empty()) {
+        if (r.values()) put_values(out, *r.values());
+        if (r.stats()) put_stats(out, *r.stats());
+        if (!r.error().empty()) {
             out.put(", \"decode_error\": ");
-            put_json_string(out, r.error);
+            put_json_string(out, r.error());
         }
         out.put('}');
     }

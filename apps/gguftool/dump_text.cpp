@@ -134,14 +134,10 @@ void write_metadata(Out &out, const gguf::File &f, const Style &st) {
     }
 }
 
-size_t digits(uint64_t v) {
-    return fmt::format_int(v).size();
-}
-
 size_t shape_width(const gguf::TensorInfo &t) {
     if (t.n_dims == 0) return 6;  // "scalar"
     size_t w = 3 * (t.n_dims - 1);
-    for (uint32_t d = 0; d < t.n_dims; ++d) w += digits(t.ne[d]);
+    for (uint32_t d = 0; d < t.n_dims; ++d) w += decimal_digits(t.ne[d]);
     return w;
 }
 
@@ -161,13 +157,13 @@ void write_tensor_table(Out &out, const gguf::Model &model, const Options &opt,
            w_offset = 6;
     for (const TensorReport &r : reports) {
         const gguf::TensorInfo &t = *r.info;
-        w_index = std::max(w_index, digits(uint64_t(&t - model.tensors().data())));
+        w_index = std::max(w_index, decimal_digits(uint64_t(&t - model.tensors().data())));
         w_name = std::max(w_name, display_width(t.name));
         w_type = std::max(w_type, std::string_view(type_name(t.type)).size());
         w_shape = std::max(w_shape, shape_width(t));
-        w_elements = std::max(w_elements, digits(t.elements));
-        w_bytes = std::max(w_bytes, digits(t.bytes));
-        w_offset = std::max(w_offset, digits(t.offset));
+        w_elements = std::max(w_elements, decimal_digits(t.elements));
+        w_bytes = std::max(w_bytes, decimal_digits(t.bytes));
+        w_offset = std::max(w_offset, decimal_digits(t.offset));
     }
     out.print("  {}{:>{}}  {:<{}}  {:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}{}{}\n", st.dim, "#",
               w_index, "name", w_name, "type", w_type, "shape", w_shape, "elements", w_elements,
@@ -247,11 +243,11 @@ void write_stats(Out &out, const std::vector<TensorReport> &reports, const Style
     for (const TensorReport &r : reports) {
         out.put("  ");
         out.pad(put_display_string(out, r.info->name, SIZE_MAX), name_width);
-        if (!r.stats) {
-            out.print("  cannot decode: {}\n", r.error);
+        if (!r.stats()) {
+            out.print("  cannot decode: {}\n", r.error());
             continue;
         }
-        const Stats &s = *r.stats;
+        const Stats &s = *r.stats();
         out.print("  {:>13}  {:>13}  {:>13}  {:>13}  {:>6}  {:>6}\n", number(s.min), number(s.max),
                   number(s.mean), number(s.std), s.nan, s.inf);
     }
@@ -268,12 +264,12 @@ void write_values(Out &out, const std::vector<TensorReport> &reports, const Styl
     for (const TensorReport &r : reports) {
         out.put("  ");
         put_display_string(out, r.info->name, SIZE_MAX);
-        if (!r.values) {
+        if (!r.values()) {
             out.print(" {}({}){}: cannot decode: {}\n", st.dim, type_name(r.info->type), st.reset,
-                      r.error);
+                      r.error());
             continue;
         }
-        const Values &v = *r.values;
+        const Values &v = *r.values();
         out.print(" {}({}, first {} of {}){}\n", st.dim, type_name(r.info->type), v.size(),
                   r.info->elements, st.reset);
         std::vector<std::string> texts(v.size());

@@ -1,5 +1,9 @@
 // gguftool: see, convert, run and verify GGUF model files.
 //
+// Built twice (CMakeLists.txt): as `gguftool`, which links neither ONNX nor protobuf and hands
+// run, to-onnx and verify over to the second build, `gguftool-onnx` (GGUFTOOL_ONNX_COMMANDS),
+// which has every subcommand. Both parse a command line the same way.
+//
 // Exit codes: 0 success, 1 invalid input file (gguftool::Error, including a file that cannot be
 // opened), 2 usage error (unknown option, missing argument, bad value).
 #include <fmt/core.h>
@@ -13,6 +17,9 @@
 
 int main(int argc, char **argv) {
     using namespace gguftool::cli;
+#if !GGUFTOOL_ONNX_COMMANDS
+    if (const HelperCommand *c = helper_command(argc, argv)) return exec_helper(*c, argv);
+#endif
     CLI::App app{"gguftool: inspect, convert, run and verify GGUF model files"};
     app.name("gguftool");
     app.set_version_flag("--version", "gguftool 0.1.0");
@@ -24,9 +31,14 @@ int main(int argc, char **argv) {
     };
     std::vector<Command> commands;
     commands.push_back({"dump", add_dump(app)});
-    commands.push_back({"run", add_run(app)});
-    commands.push_back({"to-onnx", add_to_onnx(app)});
-    commands.push_back({"verify", add_verify(app)});
+#if GGUFTOOL_ONNX_COMMANDS
+    commands.push_back({kRunCommand.name, add_run(app)});
+    commands.push_back({kToOnnxCommand.name, add_to_onnx(app)});
+    commands.push_back({kVerifyCommand.name, add_verify(app)});
+#else
+    // Listed by --help; never parsed here (helper_command).
+    for (const HelperCommand &c : kHelperCommands) app.add_subcommand(c.name, c.summary);
+#endif
 
     try {
         app.parse(argc, argv);

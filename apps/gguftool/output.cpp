@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -11,11 +12,19 @@
 namespace gguftool::cli {
 
 bool Out::flush() {
-    if (buf_.size() > 0) {
-        std::fwrite(buf_.data(), 1, buf_.size(), f_);
-        buf_.clear();
+    // Straight to the file descriptor, after whatever stdio holds: stdio would cut each block
+    // into several writes.
+    if (std::fflush(f_) != 0) failed_ = true;
+    const char *p = buf_.data();
+    size_t n = buf_.size();
+    while (n > 0 && !failed_) {
+        const ssize_t w = ::write(fileno(f_), p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) failed_ = true;
+        if (w > 0) p += w, n -= size_t(w);
     }
-    return std::fflush(f_) == 0 && !std::ferror(f_);
+    buf_.clear();
+    return !failed_ && !std::ferror(f_);
 }
 
 namespace {
@@ -53,29 +62,22 @@ constexpr auto kJsonPlain = [] {
     return t;
 }();
 
-// True when none of the 8 bytes at p needs attention in a JSON string: all printable ASCII
-// other than '"' and '\\'. (Bit tricks from "Bit Twiddling Hacks": a byte is below n when
-// (x - n) borrows into its top bit.)
-inline bool json_plain8(const char *p) {
-    uint64_t x;
-    std::memcpy(&x, p, 8);
-    constexpr uint64_t kOnes = 0x0101010101010101, kHigh = 0x8080808080808080;
-    const auto has_zero = [&](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-    const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
-    return ((x & kHigh) | below_space | has_zero(x ^ (kOnes * '"')) |
-            has_zero(x ^ (kOnes * '\\'))) == 0;
-}
-
 }  // namespace
 
-void put_json_string(Out &out, std::string_view s) {
+bool json_plain_long(std::string_view s) {
+    unsigned special = json_special16(s.data() + s.size() - 16);
+    for (size_t i = 0; i + 16 < s.size(); i += 16) special |= json_special16(s.data() + i);
+    return special == 0;
+}
+
+void put_json_string_escaped(Out &out, std::string_view s) {
     static constexpr char kHex[] = "0123456789abcdef";
     out.put('"');
     size_t run = 0;  // start of the bytes not yet copied
     size_t i = 0;
     const auto copy_run = [&] { out.append(s.data() + run, i - run); };
     while (i < s.size()) {
-        if (i + 8 <= s.size() && json_plain8(s.data() + i)) {
+        if (i + 8 <= s.size() && json_plain8(load_u64(s.data() + i))) {
             i += 8;
             continue;
         }
@@ -125,7 +127,6 @@ void put_json_string(Out &out, std::string_view s) {
     }
     copy_run();
     out.put('"');
-    out.maybe_flush();
 }
 
 namespace {
@@ -189,9 +190,22 @@ void walk_display(std::string_view s, bool quoted, Emit &&emit) {
     }
 }
 
+// True when none of the 8 bytes of x is outside printable ASCII (0x20-0x7E); the bit tricks of
+// json_plain8 (output.hpp).
+inline bool printable8(uint64_t x) {
+    constexpr uint64_t kOnes = 0x0101010101010101, kHigh = 0x8080808080808080;
+    const uint64_t below_space = (x - kOnes * 0x20) & ~x & kHigh;
+    const uint64_t y = x ^ (kOnes * 0x7F);
+    const uint64_t del = (y - kOnes) & ~y & kHigh;
+    return ((x & kHigh) | below_space | del) == 0;
+}
+
 bool printable_ascii(std::string_view s) {
-    for (const char c : s)
-        if (const auto u = static_cast<unsigned char>(c); u < 0x20 || u >= 0x7F) return false;
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8)
+        if (!printable8(load_u64(s.data() + i))) return false;
+    for (; i < s.size(); ++i)
+        if (const auto u = static_cast<unsigned char>(s[i]); u < 0x20 || u >= 0x7F) return false;
     return true;
 }
 

@@ -193,7 +193,7 @@ int run(const Options &opt) {
 
 Runner add_run(CLI::App &app) {
     auto opt = std::make_shared<run::Options>();
-    auto *cmd = app.add_subcommand("run", "Execute an ONNX model's graph, or run ONNX node tests");
+    auto *cmd = app.add_subcommand(kRunCommand.name, kRunCommand.summary);
     cmd->add_option("MODEL", opt->model, "ONNX model (external data is read beside it)");
     cmd->add_option("--input", opt->inputs,
                     "Bind graph input NAME to a .npy or .pb file (repeatable)")

@@ -107,7 +107,7 @@ int run(const Options &opt) {
 
 Runner add_to_onnx(CLI::App &app) {
     auto opt = std::make_shared<Options>();
-    auto *cmd = app.add_subcommand("to-onnx", "Convert a GGUF model to an ONNX model (opset 29)");
+    auto *cmd = app.add_subcommand(kToOnnxCommand.name, kToOnnxCommand.summary);
     cmd->add_option("FILE", opt->file, "GGUF file (any shard of a split model)")->required();
     cmd->add_option("OUTPUT", opt->output, "ONNX file to write")->required();
     cmd->add_option("--mode", opt->mode,

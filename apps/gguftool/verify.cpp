@@ -218,8 +218,7 @@ int run(const Options &opt) {
 
 Runner add_verify(CLI::App &app) {
     auto opt = std::make_shared<Options>();
-    auto *cmd = app.add_subcommand(
-        "verify", "Compare gguftool's decoding of every tensor with llama.cpp's, bit for bit");
+    auto *cmd = app.add_subcommand(kVerifyCommand.name, kVerifyCommand.summary);
     cmd->add_option("MODEL", opt->file, "GGUF file (any shard of a split model)")->required();
     auto *lib = cmd->add_option("--ggml-lib", opt->ggml_lib,
                                 "llama.cpp's libggml-base.so (default: $GGUFTOOL_GGML_LIB, the "

@@ -49,4 +49,10 @@ const MetadataEntry *File::find(std::string_view key) const {
     return i == detail::NameTable::kNone ? nullptr : &md[i];
 }
 
+const TensorInfo *File::find_tensor(std::string_view name) const {
+    const auto &ts = impl_->tensors;
+    const uint32_t i = impl_->tensor_index.find(name, [&](uint32_t k) { return ts[k].name; });
+    return i == detail::NameTable::kNone ? nullptr : &ts[i];
+}
+
 }  // namespace gguftool::gguf

@@ -23,6 +23,7 @@ struct File::Impl {
     std::vector<MetadataEntry> metadata;
     detail::NameTable key_index;  // key -> index in metadata
     std::vector<TensorInfo> tensors;
+    detail::NameTable tensor_index;  // tensor name -> index in tensors
 };
 
 namespace detail {
@@ -47,7 +48,8 @@ class ByteReader;
 // first tensor info. Returns the tensor count from the header.
 uint64_t parse_header_and_metadata(ByteReader &r, File::Impl &f);
 
-// Tensor infos and the data section: sets tensors and data_offset, checks the tensor data layout.
+// Tensor infos and the data section: sets tensors, tensor_index and data_offset, checks the tensor
+// data layout.
 void parse_tensor_infos(ByteReader &r, File::Impl &f, uint64_t n_tensors);
 
 }  // namespace detail

@@ -113,10 +113,13 @@ Model Model::open(const std::string &path) {
     Model m;
     std::shared_ptr<const File> opened = File::open(path);
     const auto count = split_key(*opened, kSplitCount);
-    if (count && count->value > 1)
-        m.shards_ = open_shards(path, std::move(opened), count->value);
-    else
+    if (!count || count->value <= 1) {
+        // One file: its own tensor list and index serve (shard is 0 in both).
+        m.tensors_ = std::shared_ptr<const std::vector<TensorInfo>>(opened, &opened->tensors());
         m.shards_.push_back(std::move(opened));
+        return m;
+    }
+    m.shards_ = open_shards(path, std::move(opened), count->value);
 
     // Join the tensors in shard order; names must be unique across shards.
     uint64_t total = 0;
@@ -124,29 +127,32 @@ Model Model::open(const std::string &path) {
     if (total > NameTable::kNone - 1)
         throw Error(path, std::nullopt,
                     fmt::format("{} tensors are more than this reader supports", total));
-    m.tensors_.reserve(total);
+    auto tensors = std::make_shared<std::vector<TensorInfo>>();
+    tensors->reserve(total);
     auto index = std::make_shared<NameTable>(total);
-    const auto name_of = [&](uint32_t i) { return m.tensors_[i].name; };
+    const auto name_of = [&](uint32_t i) { return (*tensors)[i].name; };
     for (size_t s = 0; s < m.shards_.size(); ++s) {
         for (TensorInfo t : m.shards_[s]->tensors()) {
             t.shard = static_cast<uint32_t>(s);
             const uint32_t first =
-                index->insert(t.name, static_cast<uint32_t>(m.tensors_.size()), name_of);
+                index->insert(t.name, static_cast<uint32_t>(tensors->size()), name_of);
             if (first != NameTable::kNone)
                 throw Error(m.shards_[s]->path(), std::nullopt,
                             fmt::format("tensor '{}' is also in shard {}",
-                                        detail::printable(t.name), m.tensors_[first].shard + 1));
-            m.tensors_.push_back(t);
+                                        detail::printable(t.name), (*tensors)[first].shard + 1));
+            tensors->push_back(t);
         }
     }
+    m.tensors_ = std::move(tensors);
     m.index_ = std::move(index);
     return m;
 }
 
 const TensorInfo *Model::find_tensor(std::string_view name) const {
-    if (!index_) return nullptr;
-    const uint32_t i = index_->find(name, [&](uint32_t k) { return tensors_[k].name; });
-    return i == detail::NameTable::kNone ? nullptr : &tensors_[i];
+    if (!index_) return shards_.empty() ? nullptr : shards_.front()->find_tensor(name);
+    const auto &ts = *tensors_;
+    const uint32_t i = index_->find(name, [&](uint32_t k) { return ts[k].name; });
+    return i == detail::NameTable::kNone ? nullptr : &ts[i];
 }
 
 }  // namespace gguftool::gguf

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
 
 #include "byte_reader.hpp"
 #include "file_impl.hpp"
@@ -31,9 +30,9 @@ bool element_count_fits(const std::array<uint64_t, 4> &ne) {
     return kInt64Max / n3 > n0 * n1 * n2;
 }
 
-// One tensor info; `offset_field` gets the file offset of its data-offset field (for errors).
+// One tensor info.
 TensorInfo read_tensor_info(ByteReader &r, uint32_t index, NameTable &names,
-                            const std::vector<TensorInfo> &tensors, uint64_t &offset_field) {
+                            const std::vector<TensorInfo> &tensors) {
     TensorInfo t{};
     const uint64_t name_at = r.pos();
     t.name = r.string("tensor name");
@@ -83,23 +82,29 @@ TensorInfo read_tensor_info(ByteReader &r, uint32_t index, NameTable &names,
                                     shape_string(t.ne, t.n_dims)));
     t.bytes = *bytes;
 
-    offset_field = r.pos();
     t.offset = r.u64("tensor data offset");
     return t;
 }
 
+// File offset of a tensor info's data-offset field, for errors: the info is name length, name,
+// n_dims, the dims, type, offset.
+uint64_t offset_field(const ByteReader &r, const TensorInfo &t) {
+    const auto name_at = reinterpret_cast<const uint8_t *>(t.name.data()) - r.at(0);
+    return uint64_t(name_at) + t.name.size() + 4 + 8 * t.n_dims + 4;
+}
+
 // Data offsets: aligned, inside the file, not overlapping. Any order and gaps are allowed.
-void check_data_layout(ByteReader &r, File::Impl &f, const std::vector<uint64_t> &offset_fields) {
+void check_data_layout(ByteReader &r, File::Impl &f) {
     const uint64_t size = r.size();
     const uint64_t room = size - f.data_offset;
     for (size_t i = 0; i < f.tensors.size(); ++i) {
         TensorInfo &t = f.tensors[i];
         if (t.offset % f.alignment != 0)
-            r.fail(offset_fields[i],
+            r.fail(offset_field(r, t),
                    fmt::format("tensor '{}': data offset {} is not a multiple of the alignment {}",
                                printable(t.name), t.offset, f.alignment));
         if (t.offset > room || t.bytes > room - t.offset)
-            r.fail(offset_fields[i],
+            r.fail(offset_field(r, t),
                    fmt::format("tensor '{}': {} bytes of data at offset {} (data section at {}) "
                                "extend past the end of the file ({} bytes)",
                                printable(t.name), t.bytes, t.offset, f.data_offset, size));
@@ -107,19 +112,23 @@ void check_data_layout(ByteReader &r, File::Impl &f, const std::vector<uint64_t>
         t.data = {r.at(t.file_offset), t.bytes};
     }
 
-    std::vector<size_t> order(f.tensors.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    const auto by_offset = [&](size_t a, size_t b) {
-        return f.tensors[a].offset < f.tensors[b].offset;
+    // In offset order; the usual file is in that order already and needs no sorted copy.
+    const auto by_offset = [](const TensorInfo &a, const TensorInfo &b) {
+        return a.offset < b.offset;
     };
-    if (!std::is_sorted(order.begin(), order.end(), by_offset))
-        std::stable_sort(order.begin(), order.end(), by_offset);
+    std::vector<const TensorInfo *> order;
+    if (!std::is_sorted(f.tensors.begin(), f.tensors.end(), by_offset)) {
+        for (const TensorInfo &t : f.tensors) order.push_back(&t);
+        std::stable_sort(order.begin(), order.end(), [&](const TensorInfo *a, const TensorInfo *b) {
+            return by_offset(*a, *b);
+        });
+    }
     const TensorInfo *prev = nullptr;
-    for (const size_t i : order) {
-        const TensorInfo &t = f.tensors[i];
+    for (size_t i = 0; i < f.tensors.size(); ++i) {
+        const TensorInfo &t = order.empty() ? f.tensors[i] : *order[i];
         if (t.bytes == 0) continue;
         if (prev && t.offset < prev->offset + prev->bytes)
-            r.fail(offset_fields[i],
+            r.fail(offset_field(r, t),
                    fmt::format("tensor '{}': data [{}, {}) overlaps the data of tensor '{}' "
                                "[{}, {})",
                                printable(t.name), t.offset, t.offset + t.bytes,
@@ -138,14 +147,9 @@ void parse_tensor_infos(ByteReader &r, File::Impl &f, uint64_t n_tensors) {
         r.fail(8, fmt::format("tensor count {} is more than this reader supports ({})", n_tensors,
                               kMaxEntries));
     f.tensors.reserve(std::min(n_tensors, kReserveLimit));
-    std::vector<uint64_t> offset_fields;
-    offset_fields.reserve(std::min(n_tensors, kReserveLimit));
-    NameTable names(n_tensors);
-    for (uint32_t i = 0; i < n_tensors; ++i) {
-        uint64_t offset_field = 0;
-        f.tensors.push_back(read_tensor_info(r, i, names, f.tensors, offset_field));
-        offset_fields.push_back(offset_field);
-    }
+    f.tensor_index = NameTable(n_tensors);
+    for (uint32_t i = 0; i < n_tensors; ++i)
+        f.tensors.push_back(read_tensor_info(r, i, f.tensor_index, f.tensors));
 
     // The data section starts at the next multiple of the alignment. Like ggml, a file without
     // tensors needs no padding: its data offset is the end of the tensor infos.
@@ -159,7 +163,7 @@ void parse_tensor_infos(ByteReader &r, File::Impl &f, uint64_t n_tensors) {
                                     padded, r.size()));
         f.data_offset = padded;
     }
-    check_data_layout(r, f, offset_fields);
+    check_data_layout(r, f);
 }
 
 }  // namespace gguftool::gguf::detail

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "common.hpp"
+#include "dispatch.hpp"
 #include "narrow.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -92,22 +93,22 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gguftool::quant {
 
-HWY_EXPORT(F32ToF16);
-HWY_EXPORT(F32ToBF16);
-HWY_EXPORT(F32ToF64);
-HWY_EXPORT(F16ToF32);
+GGUFTOOL_EXPORT(F32ToF16);
+GGUFTOOL_EXPORT(F32ToBF16);
+GGUFTOOL_EXPORT(F32ToF64);
+GGUFTOOL_EXPORT(F16ToF32);
 
 void f32_to_f16(const float *in, uint16_t *out, size_t n) {
-    HWY_DYNAMIC_DISPATCH(F32ToF16)(in, out, n);
+    GGUFTOOL_DISPATCH(F32ToF16)(in, out, n);
 }
 void f32_to_bf16(const float *in, uint16_t *out, size_t n) {
-    HWY_DYNAMIC_DISPATCH(F32ToBF16)(in, out, n);
+    GGUFTOOL_DISPATCH(F32ToBF16)(in, out, n);
 }
 void f32_to_f64(const float *in, double *out, size_t n) {
-    HWY_DYNAMIC_DISPATCH(F32ToF64)(in, out, n);
+    GGUFTOOL_DISPATCH(F32ToF64)(in, out, n);
 }
 void f16_to_f32(const uint8_t *in, float *out, size_t n) {
-    HWY_DYNAMIC_DISPATCH(F16ToF32)(in, out, n);
+    GGUFTOOL_DISPATCH(F16ToF32)(in, out, n);
 }
 
 }  // namespace gguftool::quant

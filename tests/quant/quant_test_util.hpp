@@ -4,7 +4,6 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <hwy/targets.h>
 
 #include <cmath>
 #include <cstdint>
@@ -13,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "dispatch.hpp"
 #include "ggml_data.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/reference.hpp"
@@ -23,8 +23,8 @@ namespace gguftool::testutil {
 // The SIMD targets compiled in and supported by this CPU, best first (e.g. AVX3, AVX2, EMU128).
 inline const std::vector<int64_t> &simd_targets() {
     static const std::vector<int64_t> targets = [] {
-        hwy::SetSupportedTargetsForTest(0);
-        return hwy::SupportedAndGeneratedTargets();
+        simd::force_target(0);
+        return simd::usable_targets();
     }();
     return targets;
 }
@@ -32,8 +32,8 @@ inline const std::vector<int64_t> &simd_targets() {
 // Makes the dispatcher use one target for the lifetime of the object.
 class ForcedTarget {
 public:
-    explicit ForcedTarget(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-    ~ForcedTarget() { hwy::SetSupportedTargetsForTest(0); }
+    explicit ForcedTarget(int64_t target) { simd::force_target(target); }
+    ~ForcedTarget() { simd::force_target(0); }
     ForcedTarget(const ForcedTarget &) = delete;
     ForcedTarget &operator=(const ForcedTarget &) = delete;
 };

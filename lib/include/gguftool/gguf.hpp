@@ -143,8 +143,9 @@ public:
     std::span<const uint8_t> bytes() const;  // the whole mapping
 
     const std::vector<MetadataEntry> &metadata() const;
-    const MetadataEntry *find(std::string_view key) const;  // nullptr when absent
-    const std::vector<TensorInfo> &tensors() const;         // shard field is 0
+    const MetadataEntry *find(std::string_view key) const;       // nullptr when absent
+    const std::vector<TensorInfo> &tensors() const;              // shard field is 0
+    const TensorInfo *find_tensor(std::string_view name) const;  // nullptr when absent
 
     ~File();
     struct Impl;
@@ -170,13 +171,14 @@ public:
 
     const std::vector<std::shared_ptr<const File>> &shards() const { return shards_; }
     const File &first() const { return *shards_.front(); }
-    const std::vector<TensorInfo> &tensors() const { return tensors_; }  // file order, by shard
+    const std::vector<TensorInfo> &tensors() const { return *tensors_; }  // file order, by shard
     const TensorInfo *find_tensor(std::string_view name) const;
 
 private:
     std::vector<std::shared_ptr<const File>> shards_;
-    std::vector<TensorInfo> tensors_;
-    std::shared_ptr<const detail::NameTable> index_;  // tensor name -> index in tensors_
+    // A single file's own list (no copy), or the shards' lists joined.
+    std::shared_ptr<const std::vector<TensorInfo>> tensors_;
+    std::shared_ptr<const detail::NameTable> index_;  // split models: name -> index in tensors_
 };
 
 }  // namespace gguftool::gguf
