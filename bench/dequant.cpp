@@ -1,7 +1,8 @@
 // Side-by-side dequantization benchmark: for every quantized format, a tensor decoding to 64 MiB of
 // FLOAT is decoded by us on one thread and on all threads, and by llama.cpp's dequantize_row_<type>
 // (one thread, as it is written), on the same buffers in the same run; memset of the output buffer
-// gives a store-bandwidth ceiling. Reports GB/s of output (median of the repetitions).
+// gives a store-bandwidth ceiling, on one thread and split over all threads. Reports GB/s of output
+// (median of the repetitions).
 //
 //   bench_dequant [--json] [--format NAME] [--target NAME] [--reps N] [--mib N]
 #include <fmt/format.h>
@@ -39,8 +40,8 @@ struct Options {
 
 struct Row {
     std::string name;
-    double ours1 = 0, oursN = 0, memset = 0;
-    std::optional<double> llama;  // no llama.cpp decoder for q8_1
+    double ours1 = 0, oursN = 0, memset = 0, memsetN = 0;  // memsetN: split over all threads
+    std::optional<double> llama;                           // no llama.cpp decoder for q8_1
     std::optional<bool> matches;  // our output equals llama.cpp's, bit for bit (NaN = NaN)
 };
 
@@ -167,6 +168,19 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
     auto ours = [&](unsigned threads) { quant::decode_f32(t, in, elements, out.get(), threads); };
     auto theirs = [&] { llama(in.data(), out.get(), int64_t(elements)); };
     auto fill = [&] { std::memset(out.get(), 0, out_bytes); };
+    // The store ceiling with every core writing: if it is no higher than one core's, no decoder
+    // can scale beyond it either.
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    auto fill_all = [&] {
+        auto *bytes = reinterpret_cast<uint8_t *>(out.get());
+        const size_t part = out_bytes / threads / 64 * 64;
+        std::vector<std::thread> pool;
+        for (unsigned k = 0; k < threads; ++k) {
+            const size_t begin = k * part, end = k + 1 == threads ? out_bytes : begin + part;
+            pool.emplace_back([=] { std::memset(bytes + begin, 0, end - begin); });
+        }
+        for (std::thread &t : pool) t.join();
+    };
 
     // Warm-up (pages faulted in, thread pool started) and a bit-exactness check on this buffer.
     fill();
@@ -177,18 +191,20 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
         r.matches = same_bits(out.get(), check.get(), elements);
     }
 
-    std::vector<double> t1, tn, tl, tm;
-    for (int i = 0; i < o.reps; ++i) {  // interleaved, so all four see the same machine state
+    std::vector<double> t1, tn, tl, tm, tmn;
+    for (int i = 0; i < o.reps; ++i) {  // interleaved, so all see the same machine state
         t1.push_back(seconds([&] { ours(1); }));
         tn.push_back(seconds([&] { ours(0); }));
         if (llama) tl.push_back(seconds(theirs));
         tm.push_back(seconds(fill));
+        tmn.push_back(seconds(fill_all));
     }
     const double gb = double(out_bytes) / 1e9;
     r.ours1 = gb / median(t1);
     r.oursN = gb / median(tn);
     if (llama) r.llama = gb / median(tl);
     r.memset = gb / median(tm);
+    r.memsetN = gb / median(tmn);
     return r;
 }
 
@@ -217,7 +233,7 @@ int main(int argc, char **argv) {
             types.push_back(GgmlType(id));
 
     std::vector<Row> rows;
-    std::vector<double> vs_llama, scaling;
+    std::vector<double> vs_llama, scaling, store_scaling;
     for (GgmlType t : types) {
         try {
             rows.push_back(run(*g, t, o));
@@ -228,6 +244,7 @@ int main(int argc, char **argv) {
         const Row &r = rows.back();
         if (r.llama) vs_llama.push_back(r.ours1 / *r.llama);
         scaling.push_back(r.oursN / r.ours1);
+        store_scaling.push_back(r.memsetN / r.memset);
         if (!o.json) std::fprintf(stderr, "%s done\n", r.name.c_str());
     }
 
@@ -243,6 +260,7 @@ int main(int argc, char **argv) {
                                 {"ours_1_thread", r.ours1},
                                 {"ours_all_threads", r.oursN},
                                 {"memset", r.memset},
+                                {"memset_all_threads", r.memsetN},
                                 {"all_over_1", r.oursN / r.ours1},
                                 {"matches_llama",
                                  r.matches ? nlohmann::json(*r.matches) : nlohmann::json(nullptr)}};
@@ -254,6 +272,7 @@ int main(int argc, char **argv) {
         j["geomean_ours_1_over_llama"] =
             vs_llama.empty() ? nlohmann::json(nullptr) : nlohmann::json(geomean(vs_llama));
         j["geomean_all_over_1"] = geomean(scaling);
+        j["geomean_memset_all_over_1"] = geomean(store_scaling);
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
@@ -261,17 +280,19 @@ int main(int argc, char **argv) {
     std::printf(
         "dequantization, GB/s of FLOAT output (%zu MiB, median of %d), target %s, %u threads\n\n",
         o.mib, o.reps, quant::active_target(), threads);
-    std::printf("%-8s %10s %10s %10s %11s %11s %10s\n", "format", "ours 1T", "ours allT",
-                "llama 1T", "ours/llama", "allT/1T", "memset");
+    std::printf("%-8s %10s %10s %10s %11s %11s %10s %11s\n", "format", "ours 1T", "ours allT",
+                "llama 1T", "ours/llama", "allT/1T", "memset 1T", "memset allT");
     for (const Row &r : rows) {
         const std::string llama = r.llama ? fmt::format("{:.2f}", *r.llama) : "-";
         const std::string ratio = r.llama ? fmt::format("{:.2f}x", r.ours1 / *r.llama) : "-";
-        std::printf("%-8s %10.2f %10.2f %10s %11s %10.2fx %10.2f%s\n", r.name.c_str(), r.ours1,
-                    r.oursN, llama.c_str(), ratio.c_str(), r.oursN / r.ours1, r.memset,
-                    r.matches.value_or(true) ? "" : "  MISMATCH vs llama.cpp");
+        std::printf("%-8s %10.2f %10.2f %10s %11s %10.2fx %10.2f %11.2f%s\n", r.name.c_str(),
+                    r.ours1, r.oursN, llama.c_str(), ratio.c_str(), r.oursN / r.ours1, r.memset,
+                    r.memsetN, r.matches.value_or(true) ? "" : "  MISMATCH vs llama.cpp");
     }
     const std::string vs = vs_llama.empty() ? "-" : fmt::format("{:.2f}x", geomean(vs_llama));
-    std::printf("\ngeomean ours 1T / llama: %s   geomean allT / 1T: %.2fx\n", vs.c_str(),
-                geomean(scaling));
+    std::printf(
+        "\ngeomean ours 1T / llama: %s   geomean allT / 1T: %.2fx   memset allT / 1T: "
+        "%.2fx\n",
+        vs.c_str(), geomean(scaling), geomean(store_scaling));
     return 0;
 }

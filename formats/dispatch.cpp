@@ -12,8 +12,8 @@ namespace {
 #if HWY_ARCH_X86
 
 // The CPU features a target's code may use, as Highway 1.0.3 requires them before it picks the
-// target (hwy/targets.cc): AVX2 also needs SSE to SSE4.2, PCLMUL, AES, AVX, LZCNT, BMI, BMI2, FMA
-// and F16C; AVX3 adds AVX-512 F, VL, DQ and BW. Bits of CPUID leaves 1, 7 and 0x80000001.
+// target (hwy/targets.cc): SSE4 needs SSE to SSE4.2, PCLMUL and AES; AVX2 adds AVX, AVX2, LZCNT,
+// BMI, BMI2, FMA and F16C; AVX3 adds AVX-512 F, VL, DQ and BW. Bits of CPUID leaves 1, 7 and 0x80000001.
 enum : uint32_t {
     kSse = 1 << 0,
     kSse2 = 1 << 1,
@@ -48,8 +48,8 @@ constexpr uint32_t kHalf = 0;
 constexpr uint32_t kHalf = kF16c;
 #endif
 
-constexpr uint32_t kNeedAvx2 = kSse | kSse2 | kSse3 | kSsse3 | kSse41 | kSse42 | kPclmul | kAes |
-                               kAvx | kAvx2 | kLzcnt | kBmi2Fma | kHalf;
+constexpr uint32_t kNeedSse4 = kSse | kSse2 | kSse3 | kSsse3 | kSse41 | kSse42 | kPclmul | kAes;
+constexpr uint32_t kNeedAvx2 = kNeedSse4 | kAvx | kAvx2 | kLzcnt | kBmi2Fma | kHalf;
 constexpr uint32_t kNeedAvx3 = kNeedAvx2 | kAvx512f | kAvx512vl | kAvx512dq | kAvx512bw;
 
 // Register state the OS must save for a target (XCR0): SSE and AVX; AVX-512's opmask and ZMM.
@@ -90,6 +90,7 @@ int64_t detect() {
     const bool os_saves = l1.c >> 27 & 1;
     const uint64_t saved = os_saves ? xcr0() : 0;
     int64_t targets = HWY_SCALAR | HWY_EMU128 | HWY_ENABLED_BASELINE;
+    if ((have & kNeedSse4) == kNeedSse4) targets |= HWY_SSE4;
     if ((have & kNeedAvx2) == kNeedAvx2 && (saved & kXmmYmm) == kXmmYmm) targets |= HWY_AVX2;
     if ((have & kNeedAvx3) == kNeedAvx3 &&
         (saved & (kXmmYmm | kOpmaskZmm)) == (kXmmYmm | kOpmaskZmm))

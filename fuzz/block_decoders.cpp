@@ -1,5 +1,6 @@
 // Fuzz target: the block decoders of every format, on arbitrary bytes. Byte 0 picks the type,
-// byte 1 the output type and thread count; the rest are blocks. FLOAT output must equal llama.cpp's
+// byte 1 the output type, the instruction set (AVX3, AVX2, portable: each forced in turn) and the
+// thread count; the rest are blocks. FLOAT output must equal llama.cpp's
 // dequantize_row_<type> bit for bit (NaN matches NaN) wherever the reference library has one; the
 // other outputs must equal that FLOAT output converted, which the library's own tests check
 // exhaustively, so here they only have to run clean.
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "dispatch.hpp"
 #include "gguftool/error.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/reference.hpp"
@@ -39,6 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint32_t id = data[0] % 48;  // a few ids past the table: unknown types must be refused
     const quant::OutputType out_type = kOutputs[data[1] % 4];
     const unsigned threads = 1 + (data[1] >> 7);
+    static const std::vector<int64_t> targets = simd::usable_targets();
+    simd::force_target(targets[(((data[1] >> 2) & 1) | ((data[1] >> 5) & 2)) % targets.size()]);
     const uint8_t *blocks = data + 2;
     const size_t bytes = size - 2;
 

@@ -1,9 +1,9 @@
 // float <-> half/bfloat16/double array conversions, compiled per instruction set by Highway.
 //
 // Highway 1.0.3's own DemoteTo(bfloat16) truncates, so bfloat16 rounding is done here with integer
-// ops. Its EMU128 half conversions truncate and mishandle inf/NaN, so the portable target uses the
-// scalar code of narrow.hpp; the x86 targets use F16C (vcvtps2ph/vcvtph2ps), which rounds to
-// nearest even and quiets NaNs the same way.
+// ops. Its emulated half conversions (EMU128, and SSE4, which has no F16C) truncate and mishandle
+// inf/NaN, so those targets use the scalar code of narrow.hpp; AVX2 and AVX3 use F16C
+// (vcvtps2ph/vcvtph2ps), which rounds to nearest even and quiets NaNs the same way.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "convert.cpp"
@@ -22,7 +22,8 @@ HWY_BEFORE_NAMESPACE();
 namespace gguftool::quant::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-constexpr bool kNativeHalf = HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR;
+constexpr bool kNativeHalf =
+    HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_SSE4;
 
 void F32ToF16(const float *HWY_RESTRICT in, uint16_t *HWY_RESTRICT out, size_t n) {
     size_t i = 0;
