@@ -95,34 +95,11 @@ Limited run_limited(const std::vector<std::string> &args) {
     close(err_pipe[1]);
 
     Limited r;
-    const auto deadline = std::chrono::steady_clock::now() + kTimeout;
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    std::string *sinks[2] = {&r.out, &r.err};
-    int open_fds = 2;
-    char buf[65536];
-    while (open_fds > 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) {
-            r.timed_out = true;
-            kill(pid, SIGKILL);
-            break;
-        }
-        if (poll(fds, 2, static_cast<int>(left.count())) < 0 && errno != EINTR) break;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-            if (n > 0) {
-                sinks[i]->append(buf, size_t(n));
-            } else {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                --open_fds;
-            }
-        }
+    if (!test::drain_pipes(out_pipe[0], err_pipe[0], r.out, r.err,
+                           std::chrono::steady_clock::now() + kTimeout)) {
+        r.timed_out = true;
+        kill(pid, SIGKILL);
     }
-    for (const pollfd &p : fds)
-        if (p.fd >= 0) close(p.fd);
     int status = 0;
     waitpid(pid, &status, 0);
     if (WIFEXITED(status)) r.status = WEXITSTATUS(status);

@@ -9,10 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <list>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,44 @@ struct RunResult {
     std::string out;
     std::string err;
 };
+
+// Reads a child's stdout and stderr pipes to their end (and closes them), or until `deadline`;
+// false when the deadline came first.
+inline bool drain_pipes(int out_fd, int err_fd, std::string &out, std::string &err,
+                        std::optional<std::chrono::steady_clock::time_point> deadline = {}) {
+    pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+    std::string *sinks[2] = {&out, &err};
+    int open_fds = 2;
+    bool in_time = true;
+    char buf[65536];
+    while (open_fds > 0) {
+        int wait_ms = -1;
+        if (deadline) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                *deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0) {
+                in_time = false;
+                break;
+            }
+            wait_ms = static_cast<int>(left.count());
+        }
+        if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n > 0) {
+                sinks[i]->append(buf, size_t(n));
+            } else {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open_fds;
+            }
+        }
+    }
+    for (const pollfd &p : fds)
+        if (p.fd >= 0) close(p.fd);
+    return in_time;
+}
 
 // Runs the built CLI with `args` (argv[1..]); collects stdout and stderr.
 inline RunResult run_gguftool(const std::vector<std::string> &args) {
@@ -55,24 +96,7 @@ inline RunResult run_gguftool(const std::vector<std::string> &args) {
     if (rc != 0) throw std::runtime_error("cannot run " + argv_s[0]);
 
     RunResult r;
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    std::string *sinks[2] = {&r.out, &r.err};
-    int open_fds = 2;
-    char buf[65536];
-    while (open_fds > 0) {
-        if (poll(fds, 2, -1) < 0) break;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
-            const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-            if (n > 0) {
-                sinks[i]->append(buf, size_t(n));
-            } else {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                --open_fds;
-            }
-        }
-    }
+    drain_pipes(out_pipe[0], err_pipe[0], r.out, r.err);
     int status = 0;
     waitpid(pid, &status, 0);
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
