@@ -1,7 +1,7 @@
 // Side-by-side dequantization benchmark: for every quantized format, a tensor decoding to 64 MiB of
 // FLOAT is decoded by us on one thread and on all threads, and by llama.cpp's dequantize_row_<type>
 // (one thread, as it is written), on the same buffers in the same run; memset of the output buffer
-// gives a store-bandwidth ceiling, and a non-temporal zero fill on one thread and split over all
+// gives a store-bandwidth ceiling, and a non-temporal fill on one thread and split over all
 // threads shows how far more threads can go. Reports GB/s of output (median of the repetitions).
 //
 //   bench_dequant [--json] [--format NAME] [--target NAME] [--reps N] [--mib N]
@@ -43,7 +43,7 @@ struct Options {
 
 struct Row {
     std::string name;
-    double ours1 = 0, oursN = 0, memset = 0, stream1 = 0, streamN = 0;  // stream: NT zero fill
+    double ours1 = 0, oursN = 0, memset = 0, stream1 = 0, streamN = 0;  // stream: non-temporal fill
     std::optional<double> llama;  // no llama.cpp decoder for q8_1
     std::optional<bool> matches;  // our output equals llama.cpp's, bit for bit (NaN = NaN)
 };
@@ -96,26 +96,27 @@ void force_target(const std::string &name) {
     usage("target " + name + " is not available here (have:" + have + ")");
 }
 
-// Zeroes [p, p + n) with non-temporal stores (p 64-byte aligned, n a multiple of 64), 32 bytes at a
-// time where the CPU has AVX (16-byte stores do not reach one core's full store rate).
+// Fills [p, p + n) with 1.0f using non-temporal stores (p 64-byte aligned, n a multiple of 64), 32
+// bytes at a time where the CPU has AVX (16-byte stores do not reach one core's full store rate).
+// Not zeros: on this VM two cores write zeros about twice as fast as any other data, and decoder
+// output is other data.
 #if defined(__x86_64__)
-__attribute__((target("avx"))) void stream_zero_avx(uint8_t *p, size_t n) {
-    const __m256i zero = _mm256_setzero_si256();
-    for (size_t i = 0; i < n; i += 32)
-        _mm256_stream_si256(reinterpret_cast<__m256i *>(p + i), zero);
+__attribute__((target("avx"))) void stream_fill_avx(uint8_t *p, size_t n) {
+    const __m256i one = _mm256_set1_epi32(0x3f800000);
+    for (size_t i = 0; i < n; i += 32) _mm256_stream_si256(reinterpret_cast<__m256i *>(p + i), one);
     _mm_sfence();
 }
 #endif
 
-void stream_zero(uint8_t *p, size_t n) {
+void stream_fill(uint8_t *p, size_t n) {
 #if defined(__x86_64__)
     static const bool avx = __builtin_cpu_supports("avx");
-    if (avx) return stream_zero_avx(p, n);
-    const __m128i zero = _mm_setzero_si128();
-    for (size_t i = 0; i < n; i += 16) _mm_stream_si128(reinterpret_cast<__m128i *>(p + i), zero);
+    if (avx) return stream_fill_avx(p, n);
+    const __m128i one = _mm_set1_epi32(0x3f800000);
+    for (size_t i = 0; i < n; i += 16) _mm_stream_si128(reinterpret_cast<__m128i *>(p + i), one);
     _mm_sfence();
 #else
-    std::memset(p, 0, n);
+    std::fill_n(reinterpret_cast<float *>(p), n / 4, 1.0f);
 #endif
 }
 
@@ -205,7 +206,7 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
         std::vector<std::thread> pool;
         for (unsigned k = 0; k < n_threads; ++k) {
             const size_t begin = k * part, end = k + 1 == n_threads ? out_bytes : begin + part;
-            pool.emplace_back([=] { stream_zero(bytes + begin, end - begin); });
+            pool.emplace_back([=] { stream_fill(bytes + begin, end - begin); });
         }
         for (std::thread &t : pool) t.join();
     };
