@@ -13,7 +13,8 @@ namespace {
 
 // The CPU features a target's code may use, as Highway 1.0.3 requires them before it picks the
 // target (hwy/targets.cc): SSE4 needs SSE to SSE4.2, PCLMUL and AES; AVX2 adds AVX, AVX2, LZCNT,
-// BMI, BMI2, FMA and F16C; AVX3 adds AVX-512 F, VL, DQ and BW. Bits of CPUID leaves 1, 7 and 0x80000001.
+// BMI, BMI2, FMA and F16C; AVX3 adds AVX-512 F, VL, DQ and BW. Bits of CPUID leaves 1, 7 and
+// 0x80000001.
 enum : uint32_t {
     kSse = 1 << 0,
     kSse2 = 1 << 1,

@@ -51,6 +51,29 @@ std::optional<GgmlType> type_from_name(std::string_view name) {
     return std::nullopt;
 }
 
+int32_t onnx_data_type(GgmlType t) {
+    switch (t) {
+        case GgmlType::f32:
+            return 1;  // FLOAT
+        case GgmlType::f16:
+            return 10;  // FLOAT16
+        case GgmlType::bf16:
+            return 16;  // BFLOAT16
+        case GgmlType::f64:
+            return 11;  // DOUBLE
+        case GgmlType::i8:
+            return 3;  // INT8
+        case GgmlType::i16:
+            return 5;  // INT16
+        case GgmlType::i32:
+            return 6;  // INT32
+        case GgmlType::i64:
+            return 7;  // INT64
+        default:
+            return 0;  // UNDEFINED
+    }
+}
+
 std::optional<uint64_t> row_bytes(GgmlType t, uint64_t elements) {
     const TypeTraits &tt = traits(t);
     if (tt.removed || elements % tt.block_size != 0) return std::nullopt;

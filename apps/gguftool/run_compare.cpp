@@ -12,20 +12,10 @@ namespace {
 
 using runtime::DataType;
 
-// The ONNX type a plain GGUF integer type is stored as.
-std::optional<DataType> integer_type(GgmlType t) {
-    switch (t) {
-        case GgmlType::i8:
-            return DataType::int8;
-        case GgmlType::i16:
-            return DataType::int16;
-        case GgmlType::i32:
-            return DataType::int32;
-        case GgmlType::i64:
-            return DataType::int64;
-        default:
-            return std::nullopt;
-    }
+// The ONNX integer type a plain GGUF integer type is stored as, else undefined.
+DataType integer_type(GgmlType t) {
+    const DataType d = DataType(onnx_data_type(t));
+    return runtime::is_integer(d) ? d : DataType::undefined;
 }
 
 }  // namespace

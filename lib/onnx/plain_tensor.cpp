@@ -8,31 +8,8 @@
 
 namespace gguftool::onnx_export::detail {
 
-int32_t plain_data_type(GgmlType t) {
-    switch (t) {
-        case GgmlType::f32:
-            return opset29::kFloat;
-        case GgmlType::f16:
-            return opset29::kFloat16;
-        case GgmlType::bf16:
-            return opset29::kBfloat16;
-        case GgmlType::f64:
-            return opset29::kDouble;
-        case GgmlType::i8:
-            return opset29::kInt8;
-        case GgmlType::i16:
-            return opset29::kInt16;
-        case GgmlType::i32:
-            return opset29::kInt32;
-        case GgmlType::i64:
-            return opset29::kInt64;
-        default:
-            return 0;
-    }
-}
-
 void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, bool swap_bytes) {
-    const int32_t data_type = plain_data_type(t.type);
+    const int32_t data_type = onnx_data_type(t.type);
     const std::vector<int64_t> dims = onnx_dims(t);
     const size_t width = traits(t.type).type_size;
     const std::span<const uint8_t> data = t.data;

@@ -130,7 +130,4 @@ void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputT
 std::vector<std::string> add_metadata_props(onnx::ModelProto &model, const gguf::Model &gguf,
                                             std::optional<uint64_t> max_array);
 
-// ONNX element type of a plain GGML type (f32 f16 bf16 f64 i8 i16 i32 i64), or 0.
-int32_t plain_data_type(GgmlType t);
-
 }  // namespace gguftool::onnx_export::detail

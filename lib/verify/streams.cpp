@@ -12,26 +12,7 @@ namespace gguftool::verify::detail {
 using runtime::DataType;
 
 DataType plain_dtype(GgmlType type) {
-    switch (type) {
-        case GgmlType::f32:
-            return DataType::float32;
-        case GgmlType::f16:
-            return DataType::float16;
-        case GgmlType::bf16:
-            return DataType::bfloat16;
-        case GgmlType::f64:
-            return DataType::float64;
-        case GgmlType::i8:
-            return DataType::int8;
-        case GgmlType::i16:
-            return DataType::int16;
-        case GgmlType::i32:
-            return DataType::int32;
-        case GgmlType::i64:
-            return DataType::int64;
-        default:
-            return DataType::undefined;
-    }
+    return DataType(onnx_data_type(type));  // runtime::DataType is numbered as ONNX's types
 }
 
 Stream own_bytes(const gguf::TensorInfo &t) {

@@ -74,6 +74,11 @@ inline const char *type_name(GgmlType t) {
 // Looks a type up by ggml name, case-insensitively ("q4_K" and "q4_k" both work).
 std::optional<GgmlType> type_from_name(std::string_view name);
 
+// The ONNX TensorProto.DataType that holds a plain type's values unchanged (f32 -> FLOAT 1,
+// f16 -> FLOAT16 10, i8 -> INT8 3, ...); 0 (UNDEFINED) for quantized and removed types. Used
+// wherever a plain GGUF tensor meets ONNX: export, verify, run --compare.
+int32_t onnx_data_type(GgmlType t);
+
 // Bytes needed for `elements` values of type `t`; nullopt when elements is not a whole number of
 // blocks or the byte count overflows 64 bits.
 std::optional<uint64_t> row_bytes(GgmlType t, uint64_t elements);

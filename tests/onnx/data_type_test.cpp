@@ -1,0 +1,25 @@
+// The plain GGUF types map to the ONNX element types with the same values (onnx.proto's numbers,
+// taken from the onnx library here, not from our table).
+#include "onnx_test_util.hpp"
+
+namespace gguftool::onnxtest {
+namespace {
+
+TEST(OnnxDataType, PlainTypesMatchOnnxProto) {
+    EXPECT_EQ(onnx_data_type(GgmlType::f32), onnx::TensorProto::FLOAT);
+    EXPECT_EQ(onnx_data_type(GgmlType::f16), onnx::TensorProto::FLOAT16);
+    EXPECT_EQ(onnx_data_type(GgmlType::bf16), onnx::TensorProto::BFLOAT16);
+    EXPECT_EQ(onnx_data_type(GgmlType::f64), onnx::TensorProto::DOUBLE);
+    EXPECT_EQ(onnx_data_type(GgmlType::i8), onnx::TensorProto::INT8);
+    EXPECT_EQ(onnx_data_type(GgmlType::i16), onnx::TensorProto::INT16);
+    EXPECT_EQ(onnx_data_type(GgmlType::i32), onnx::TensorProto::INT32);
+    EXPECT_EQ(onnx_data_type(GgmlType::i64), onnx::TensorProto::INT64);
+    for (uint32_t id = 0; id < kGgmlTypeCount; ++id) {
+        if (type_traits(id)->quantized || type_traits(id)->removed) {
+            EXPECT_EQ(onnx_data_type(GgmlType(id)), onnx::TensorProto::UNDEFINED) << id;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace gguftool::onnxtest
