@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "common.hpp"
 #include "convert.hpp"
@@ -42,20 +43,32 @@ bool same_format(GgmlType t, OutputType o) {
            (t == GgmlType::f64 && o == OutputType::float64);
 }
 
-void to_f32(GgmlType t, const uint8_t *in, size_t n, float *out) {
+// Plain values to float or double: exact, except f64 -> float (cvtsd2ss) and i32/i64 -> float,
+// i64 -> double (cvtsi2ss/sd), which round once.
+template <class Out>
+void widen_plain(GgmlType t, const uint8_t *in, size_t n, Out *out) {
     switch (t) {
         case GgmlType::f32:
-            std::memcpy(out, in, n * 4);
+            if constexpr (std::is_same_v<Out, float>)
+                std::memcpy(out, in, n * 4);
+            else
+                widen<float>(in, n, out);
             break;
         case GgmlType::f16:
-            f16_to_f32(in, out, n);
+            if constexpr (std::is_same_v<Out, float>)
+                f16_to_f32(in, out, n);
+            else
+                for (size_t i = 0; i < n; ++i) out[i] = formats::load_f16(in + 2 * i);
             break;
         case GgmlType::bf16:
             for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load<uint16_t>(in + 2 * i));
             break;
         case GgmlType::f64:
-            widen<double>(in, n, out);
-            break;  // rounds once (cvtsd2ss)
+            if constexpr (std::is_same_v<Out, double>)
+                std::memcpy(out, in, n * 8);
+            else
+                widen<double>(in, n, out);
+            break;
         case GgmlType::i8:
             widen<int8_t>(in, n, out);
             break;
@@ -68,37 +81,6 @@ void to_f32(GgmlType t, const uint8_t *in, size_t n, float *out) {
         case GgmlType::i64:
             widen<int64_t>(in, n, out);
             break;
-        default:
-            break;
-    }
-}
-
-void to_f64(GgmlType t, const uint8_t *in, size_t n, double *out) {
-    switch (t) {
-        case GgmlType::f32:
-            widen<float>(in, n, out);
-            break;
-        case GgmlType::f16:
-            for (size_t i = 0; i < n; ++i) out[i] = formats::load_f16(in + 2 * i);
-            break;
-        case GgmlType::bf16:
-            for (size_t i = 0; i < n; ++i) out[i] = bf16_to_f32(load<uint16_t>(in + 2 * i));
-            break;
-        case GgmlType::f64:
-            std::memcpy(out, in, n * 8);
-            break;
-        case GgmlType::i8:
-            widen<int8_t>(in, n, out);
-            break;
-        case GgmlType::i16:
-            widen<int16_t>(in, n, out);
-            break;
-        case GgmlType::i32:
-            widen<int32_t>(in, n, out);
-            break;
-        case GgmlType::i64:
-            widen<int64_t>(in, n, out);
-            break;  // rounds once (cvtsi2sd)
         default:
             break;
     }
@@ -126,10 +108,10 @@ void decode_plain(GgmlType t, const uint8_t *in, size_t n, void *out, OutputType
     }
     switch (out_type) {
         case OutputType::float32:
-            to_f32(t, in, n, static_cast<float *>(out));
+            widen_plain(t, in, n, static_cast<float *>(out));
             return;
         case OutputType::float64:
-            to_f64(t, in, n, static_cast<double *>(out));
+            widen_plain(t, in, n, static_cast<double *>(out));
             return;
         case OutputType::float16:
         case OutputType::bfloat16:
@@ -145,7 +127,7 @@ void decode_plain(GgmlType t, const uint8_t *in, size_t n, void *out, OutputType
     alignas(64) float buf[kChunk];
     for (size_t i = 0; i < n; i += kChunk) {
         const size_t m = std::min(kChunk, n - i);
-        to_f32(t, in + i * in_size, m, buf);
+        widen_plain(t, in + i * in_size, m, buf);
         if (half)
             f32_to_f16(buf, dst + i, m);
         else
