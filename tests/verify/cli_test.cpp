@@ -12,20 +12,7 @@ namespace {
 using test::run_gguftool;
 using test::RunResult;
 
-class VerifyCli : public testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        dir_ = new TempDir;
-        write_every_format(dir_->file("every.gguf"));
-    }
-    static void TearDownTestSuite() {
-        delete dir_;
-        dir_ = nullptr;
-    }
-    static std::string file() { return dir_->file("every.gguf"); }
-    static TempDir *dir_;
-};
-TempDir *VerifyCli::dir_ = nullptr;
+class VerifyCli : public EveryFormatFile {};
 
 TEST_F(VerifyCli, SampleModelMatches) {
     llama();

@@ -13,20 +13,7 @@ namespace {
 
 using verify::Status;
 
-class VerifyFormats : public testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        dir_ = new TempDir;
-        write_every_format(dir_->file("every.gguf"));
-    }
-    static void TearDownTestSuite() {
-        delete dir_;
-        dir_ = nullptr;
-    }
-    static std::string file() { return dir_->file("every.gguf"); }
-    static TempDir *dir_;
-};
-TempDir *VerifyFormats::dir_ = nullptr;
+class VerifyFormats : public EveryFormatFile {};
 
 void expect_every_format_verified(const verify::Report &r) {
     for (GgmlType t : testdata::quantized_types()) {

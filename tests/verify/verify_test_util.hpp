@@ -118,6 +118,22 @@ inline void write_every_format(const std::string &path) {
     test::write_with_llama(path, tensors);
 }
 
+// Test suites over one file with a tensor of every type (write_every_format), written once per
+// suite.
+class EveryFormatFile : public testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        dir_ = new TempDir;
+        write_every_format(dir_->file("every.gguf"));
+    }
+    static void TearDownTestSuite() {
+        delete dir_;
+        dir_ = nullptr;
+    }
+    static std::string file() { return dir_->file("every.gguf"); }
+    static inline TempDir *dir_ = nullptr;
+};
+
 // llama.cpp's float32 decoding of a tensor of `path` (empty when it has no decoder).
 inline std::vector<float> llama_decoding(const std::string &path, const std::string &name) {
     for (const test::LlamaTensorView &t : test::llama_tensors(path))
