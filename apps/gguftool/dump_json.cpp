@@ -122,33 +122,21 @@ void put_json_array(Out &out, const Value &v) {
 }
 
 void put_json_value(Out &out, const Value &v) {
+    if (put_integer_or_bool(out, v)) return;
     switch (v.type()) {
-        case ValueType::uint8:
-        case ValueType::uint16:
-        case ValueType::uint32:
-        case ValueType::uint64:
-            out.put_uint(v.as_uint());
-            break;
-        case ValueType::int8:
-        case ValueType::int16:
-        case ValueType::int32:
-        case ValueType::int64:
-            out.put_int(v.as_int());
-            break;
         case ValueType::float32:
             put_json_float(out, static_cast<float>(v.as_double()));
             break;
         case ValueType::float64:
             put_json_double(out, v.as_double());
             break;
-        case ValueType::bool_:
-            out.put(v.as_bool() ? "true" : "false");
-            break;
         case ValueType::string:
             put_json_string(out, v.as_string());
             break;
         case ValueType::array:
             put_json_array(out, v);
+            break;
+        default:  // integers and bool: done above
             break;
     }
 }
