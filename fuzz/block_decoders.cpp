@@ -31,15 +31,15 @@ void compare_with_llama(GgmlType type, const uint8_t *blocks, uint64_t n, const 
         if (!same_bits(ours[i], theirs[i])) std::abort();  // a decoding difference is a finding
 }
 
-constexpr quant::OutputType kOutputs[] = {quant::OutputType::float32, quant::OutputType::float16,
-                                          quant::OutputType::bfloat16, quant::OutputType::float64};
+constexpr DataType kOutputs[] = {DataType::float32, DataType::float16, DataType::bfloat16,
+                                 DataType::float64};
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 2) return 0;
     const uint32_t id = data[0] % 48;  // a few ids past the table: unknown types must be refused
-    const quant::OutputType out_type = kOutputs[data[1] % 4];
+    const DataType out_type = kOutputs[data[1] % 4];
     const unsigned threads = 1 + (data[1] >> 7);
     static const std::vector<int64_t> targets = simd::usable_targets();
     simd::force_target(targets[(((data[1] >> 2) & 1) | ((data[1] >> 5) & 2)) % targets.size()]);
@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     // Accepted: the type is known and the input was exactly whole blocks.
     if (!t || t->removed || bytes != *row_bytes(GgmlType(id), elements)) std::abort();
-    if (out_type == quant::OutputType::float32 && t->quantized)
+    if (out_type == DataType::float32 && t->quantized)
         compare_with_llama(GgmlType(id), blocks, elements, reinterpret_cast<float *>(out.data()));
     return 0;
 }

@@ -114,20 +114,20 @@ void decoder_seeds(const reference::Ggml &g, const fs::path &dir) {
 
 void npy_seeds(const fs::path &dir) {
     namespace rt = runtime;
-    const rt::DataType dtypes[] = {
-        rt::DataType::float32, rt::DataType::float16, rt::DataType::bfloat16, rt::DataType::float64,
-        rt::DataType::int8,    rt::DataType::uint8,   rt::DataType::int16,    rt::DataType::uint16,
-        rt::DataType::int32,   rt::DataType::uint32,  rt::DataType::int64,    rt::DataType::uint64,
-        rt::DataType::bool_};
+    const DataType dtypes[] = {DataType::float32, DataType::float16, DataType::bfloat16,
+                               DataType::float64, DataType::int8,    DataType::uint8,
+                               DataType::int16,   DataType::uint16,  DataType::int32,
+                               DataType::uint32,  DataType::int64,   DataType::uint64,
+                               DataType::bool_};
     const rt::Shape shapes[] = {{}, {0}, {3}, {2, 3}, {1, 2, 1, 2}};
     int k = 0;
-    for (rt::DataType d : dtypes) {
+    for (DataType d : dtypes) {
         const rt::Shape &shape = shapes[k % std::size(shapes)];
         rt::Tensor t = rt::Tensor::zeros(d, shape);
         const auto noise = testdata::random_bytes(t.nbytes(), k);
-        if (d != rt::DataType::bool_ && t.nbytes())
+        if (d != DataType::bool_ && t.nbytes())
             std::memcpy(t.mutable_data(), noise.data(), t.nbytes());
-        save(dir / (std::string(rt::dtype_name(d)) + ".npy"), rt::encode_npy(t));
+        save(dir / (std::string(dtype_name(d)) + ".npy"), rt::encode_npy(t));
         ++k;
     }
 }

@@ -28,11 +28,10 @@ bool make_input(const rt::ValueInfo &info, std::mt19937_64 &rng, rt::Tensor &out
         elements *= uint64_t(d);
     }
     if (elements > 4096) return false;
-    const rt::DataType dtype =
-        info.dtype == rt::DataType::undefined ? rt::DataType::float32 : info.dtype;
+    const DataType dtype = info.dtype == DataType::undefined ? DataType::float32 : info.dtype;
     out = rt::Tensor::allocate(dtype, shape);
     uint8_t *p = out.mutable_data();
-    if (dtype == rt::DataType::int64) {  // indices, depths, axes: mostly small, sometimes not
+    if (dtype == DataType::int64) {  // indices, depths, axes: mostly small, sometimes not
         for (uint64_t i = 0; i < elements; ++i) {
             const int64_t v = rng() % 8 ? int64_t(rng() % 12) - 4 : int64_t(rng());
             std::memcpy(p + 8 * i, &v, 8);

@@ -51,26 +51,26 @@ std::optional<GgmlType> type_from_name(std::string_view name) {
     return std::nullopt;
 }
 
-int32_t onnx_data_type(GgmlType t) {
+DataType onnx_data_type(GgmlType t) {
     switch (t) {
         case GgmlType::f32:
-            return 1;  // FLOAT
+            return DataType::float32;
         case GgmlType::f16:
-            return 10;  // FLOAT16
+            return DataType::float16;
         case GgmlType::bf16:
-            return 16;  // BFLOAT16
+            return DataType::bfloat16;
         case GgmlType::f64:
-            return 11;  // DOUBLE
+            return DataType::float64;
         case GgmlType::i8:
-            return 3;  // INT8
+            return DataType::int8;
         case GgmlType::i16:
-            return 5;  // INT16
+            return DataType::int16;
         case GgmlType::i32:
-            return 6;  // INT32
+            return DataType::int32;
         case GgmlType::i64:
-            return 7;  // INT64
+            return DataType::int64;
         default:
-            return 0;  // UNDEFINED
+            return DataType::undefined;
     }
 }
 

@@ -49,7 +49,7 @@ void decode_chunks(const gguf::Model &model, const gguf::TensorInfo &t, uint64_t
             byteswap_elements(bytes.data(), swapped.data(), n, tt.type_size);
             bytes = swapped;
         }
-        quant::decode(t.type, bytes, n, values.data(), quant::OutputType::float64);
+        quant::decode(t.type, bytes, n, values.data(), DataType::float64);
         f(values.data(), static_cast<size_t>(n));
     }
 }

@@ -67,30 +67,29 @@ void print_summary(const std::string &name, const rt::Tensor &t) {
     if (n > 0) {
         // The first values through a small Cast: floats as float (double for double), integers
         // as int64 (uint64 printed directly).
-        const rt::DataType as = t.dtype() == rt::DataType::float64 ? rt::DataType::float64
-                                : rt::is_floating(t.dtype())       ? rt::DataType::float32
-                                                                   : rt::DataType::int64;
+        const DataType as = t.dtype() == DataType::float64 ? DataType::float64
+                            : is_floating(t.dtype())       ? DataType::float32
+                                                           : DataType::int64;
         const rt::Tensor part = rt::Tensor::copy_of(
-            t.dtype(), {int64_t(n)}, t.bytes().subspan(0, size_t(n * rt::dtype_size(t.dtype()))));
+            t.dtype(), {int64_t(n)}, t.bytes().subspan(0, size_t(n * dtype_size(t.dtype()))));
         auto backend = rt::make_cpu_backend(1);
         const rt::DeviceTensor x = backend->upload(part);
         rt::DeviceTensor y = backend->allocate(as, {int64_t(n)});
         backend->cast(x, y);
         const rt::Tensor v = backend->download(y);
         for (uint64_t i = 0; i < n; ++i) {
-            if (t.dtype() == rt::DataType::uint64)
+            if (t.dtype() == DataType::uint64)
                 values += fmt::format(" {}", t.data_as<uint64_t>()[i]);
-            else if (as == rt::DataType::float64)
+            else if (as == DataType::float64)
                 values += fmt::format(" {}", v.data_as<double>()[i]);
-            else if (as == rt::DataType::float32)
+            else if (as == DataType::float32)
                 values += fmt::format(" {}", v.data_as<float>()[i]);
             else
                 values += fmt::format(" {}", v.data_as<int64_t>()[i]);
         }
         if (t.elements() > n) values += " ...";
     }
-    fmt::print("{}  {} {}{}\n", name, rt::dtype_name(t.dtype()), rt::shape_string(t.shape()),
-               values);
+    fmt::print("{}  {} {}{}\n", name, dtype_name(t.dtype()), rt::shape_string(t.shape()), values);
 }
 
 void print_benchmark(const std::vector<rt::NodeProfile> &profile, double total_seconds) {
@@ -134,9 +133,8 @@ int run_model(const Options &opt) {
     for (const auto &[name, file] : input_files) {
         rt::Tensor t = rt::read_tensor_file(file);
         for (const rt::ValueInfo &v : model.inputs())
-            if (v.name == name && v.dtype == rt::DataType::bfloat16 &&
-                t.dtype() == rt::DataType::uint16)
-                t = rt::Tensor::view(rt::DataType::bfloat16, t.shape(), t.bytes(), t.owner());
+            if (v.name == name && v.dtype == DataType::bfloat16 && t.dtype() == DataType::uint16)
+                t = rt::Tensor::view(DataType::bfloat16, t.shape(), t.bytes(), t.owner());
         if (!inputs.emplace(name, std::move(t)).second)
             return usage(fmt::format("--input {} is given twice", name));
     }

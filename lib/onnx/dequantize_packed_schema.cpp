@@ -1,76 +1,11 @@
-// DequantizePacked-29 (../shared/spec/onnx-DequantizePacked-29.txt): the attribute rules and the
-// OpSchema with its type-and-shape inference.
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+// DequantizePacked-29 (the spec's onnx-DequantizePacked-29): the OpSchema and its type-and-shape
+// inference, on the rules of gguftool/opset29.hpp.
 #include <onnx/defs/shape_inference.h>
-
-#include <limits>
 
 #include "gguftool/onnx_schemas.hpp"
 #include "schemas.hpp"
 
 namespace gguftool::opset29 {
-namespace {
-
-constexpr uint64_t kMaxSize = std::numeric_limits<int64_t>::max();
-
-[[noreturn]] void fail(std::string problem) {
-    throw Error("DequantizePacked", std::nullopt, std::move(problem));
-}
-
-bool is_float_output(int64_t dtype) {
-    return dtype == kFloat || dtype == kFloat16 || dtype == kBfloat16 || dtype == kDouble;
-}
-
-}  // namespace
-
-DequantizePacked check_dequantize_packed(std::string_view format, std::span<const int64_t> shape,
-                                         int64_t output_dtype) {
-    const std::optional<GgmlType> type = format_type(format);
-    if (!type)
-        fail(
-            fmt::format("unknown format '{}' (expected a fixed identifier such as gguf:q4_0; "
-                        "identifiers are lowercase)",
-                        format));
-    if (shape.empty()) fail("shape must have rank at least 1");
-    for (size_t i = 0; i < shape.size(); ++i)
-        if (shape[i] < 0)
-            fail(fmt::format("shape [{}]: dimension {} is negative", fmt::join(shape, ", "), i));
-    const TypeTraits &t = traits(*type);
-    const uint64_t last = static_cast<uint64_t>(shape.back());
-    if (last % t.block_size != 0)
-        fail(fmt::format("shape [{}]: last dimension {} is not a multiple of {}'s block size {}",
-                         fmt::join(shape, ", "), last, format, t.block_size));
-    if (!is_float_output(output_dtype))
-        fail(
-            fmt::format("output_dtype {} is not FLOAT (1), FLOAT16 (10), DOUBLE (11) or "
-                        "BFLOAT16 (16)",
-                        output_dtype));
-
-    // product(shape); with a zero dimension the others may be anything.
-    uint64_t elements = 1;
-    for (int64_t d : shape) {
-        if (d == 0) {
-            elements = 0;
-            break;
-        }
-    }
-    for (int64_t d : shape) {
-        if (elements == 0) break;
-        if (elements > kMaxSize / static_cast<uint64_t>(d))
-            fail(fmt::format("shape [{}] has more than 2^63 - 1 elements", fmt::join(shape, ", ")));
-        elements *= static_cast<uint64_t>(d);
-    }
-    const uint64_t blocks = elements / t.block_size;
-    if (blocks > kMaxSize / t.type_size)
-        fail(fmt::format("shape [{}] of {} needs more than 2^63 - 1 bytes", fmt::join(shape, ", "),
-                         format));
-    return {*type,
-            {shape.begin(), shape.end()},
-            static_cast<int32_t>(output_dtype),
-            elements,
-            blocks * t.type_size};
-}
 
 namespace detail {
 namespace {
@@ -97,31 +32,30 @@ Blocks are decoded in input order to FLOAT, reshaped to shape and converted once
 void infer(onnx::InferenceContext &ctx) {
     const onnx::AttributeProto *format = ctx.getAttribute("format");
     const onnx::AttributeProto *shape = ctx.getAttribute("shape");
-    if (!format || !format->has_s())
-        fail_shape_inference("DequantizePacked: attribute 'format' (a string) is required");
-    if (!shape || shape->type() != onnx::AttributeProto::INTS)
-        fail_shape_inference("DequantizePacked: attribute 'shape' (ints) is required");
-    const int64_t output_dtype = onnx::getAttribute(ctx, "output_dtype", kFloat);
-    const std::vector<int64_t> dims(shape->ints().begin(), shape->ints().end());
-
-    DequantizePacked op;
+    const onnx::AttributeProto *dtype = ctx.getAttribute("output_dtype");
+    if (format && !format->has_s())
+        fail_shape_inference("DequantizePacked: attribute 'format' must be a string");
+    if (shape && shape->type() != onnx::AttributeProto::INTS)
+        fail_shape_inference("DequantizePacked: attribute 'shape' must be ints");
+    if (dtype && !dtype->has_i())
+        fail_shape_inference("DequantizePacked: attribute 'output_dtype' must be an integer");
+    const std::vector<int64_t> dims =
+        shape ? std::vector<int64_t>(shape->ints().begin(), shape->ints().end())
+              : std::vector<int64_t>();
     try {
-        op = check_dequantize_packed(format->s(), dims, output_dtype);
+        const DequantizePacked op = check_dequantize_packed(
+            format ? std::optional<std::string_view>(format->s()) : std::nullopt,
+            shape ? std::optional<std::span<const int64_t>>(dims) : std::nullopt,
+            dtype ? std::optional<int64_t>(dtype->i()) : std::nullopt);
+        onnx::updateOutputElemType(ctx, 0, onnx_number(op.output_dtype));
+        if (onnx::hasInputShape(ctx, 0)) {
+            std::vector<std::optional<int64_t>> x;
+            for (const auto &d : onnx::getInputShape(ctx, 0).dim())
+                x.push_back(d.has_dim_value() ? std::optional(d.dim_value()) : std::nullopt);
+            check_dequantize_packed_input(op, x);
+        }
     } catch (const Error &e) {
-        fail_shape_inference(e.what());
-    }
-    onnx::updateOutputElemType(ctx, 0, op.output_dtype);
-
-    if (onnx::hasInputShape(ctx, 0)) {
-        const onnx::TensorShapeProto &in = onnx::getInputShape(ctx, 0);
-        if (in.dim_size() != 1)
-            fail_shape_inference("DequantizePacked: x must be one-dimensional, got rank ",
-                                 in.dim_size());
-        if (in.dim(0).has_dim_value() &&
-            static_cast<uint64_t>(in.dim(0).dim_value()) != op.input_bytes)
-            fail_shape_inference(fmt::format(
-                "DequantizePacked: x holds {} bytes but {} with shape [{}] needs {}",
-                in.dim(0).dim_value(), format->s(), fmt::join(dims, ", "), op.input_bytes));
+        fail_shape_inference("DequantizePacked: ", e.what());
     }
     onnx::TensorShapeProto out;
     for (int64_t d : dims) out.add_dim()->set_dim_value(d);
@@ -143,7 +77,7 @@ onnx::OpSchema dequantize_packed_schema() {
               onnx::AttributeProto::INTS, true)
         .Attr("output_dtype",
               "ONNX TensorProto data type of the output: FLOAT, FLOAT16, BFLOAT16, or DOUBLE.",
-              onnx::AttributeProto::INT, static_cast<int64_t>(kFloat))
+              onnx::AttributeProto::INT, static_cast<int64_t>(onnx_number(DataType::float32)))
         .Input(0, "x", "Consecutive quantization blocks with little-endian fields.",
                "tensor(uint8)")
         .Output(0, "y", "Dequantized tensor with the specified shape and output_dtype.", "T")

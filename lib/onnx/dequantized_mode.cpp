@@ -5,8 +5,7 @@
 
 namespace gguftool::onnx_export::detail {
 
-void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out,
-                      unsigned threads) {
+void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, DataType out, unsigned threads) {
     const std::string name(t.name);
     const std::vector<int64_t> dims = onnx_dims(t);
     const TypeTraits &tt = traits(t.type);
@@ -14,16 +13,15 @@ void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputT
     const std::span<const uint8_t> data = t.data;
     const GgmlType type = t.type;
     const std::string value =
-        g.payload(name + ":value", static_cast<int32_t>(out), dims,
-                  t.elements * quant::output_size(out), [=](Sink &s) {
-                      transform_blocks(s, data, tt.type_size, out_block,
-                                       [&](const uint8_t *in, size_t n, uint8_t *dst) {
-                                           quant::decode(type, {in, n * tt.type_size},
-                                                         n * tt.block_size, dst, out, threads);
-                                       });
-                  });
+        g.payload(name + ":value", out, dims, t.elements * quant::output_size(out), [=](Sink &s) {
+            transform_blocks(s, data, tt.type_size, out_block,
+                             [&](const uint8_t *in, size_t n, uint8_t *dst) {
+                                 quant::decode(type, {in, n * tt.type_size}, n * tt.block_size, dst,
+                                               out, threads);
+                             });
+        });
     g.node(name, "Identity", {value}, {name});
-    g.output(name, static_cast<int32_t>(out), dims);
+    g.output(name, out, dims);
 }
 
 }  // namespace gguftool::onnx_export::detail

@@ -80,7 +80,7 @@ void check_shapes(const onnx::GraphProto &graph, const std::vector<Payload> &pay
     for (const Payload &p : payloads) {
         onnx::TensorProto &t = *g.add_initializer();
         t.set_name(p.name);
-        t.set_data_type(p.data_type);
+        t.set_data_type(onnx_number(p.data_type));
         for (int64_t d : p.dims) t.add_dims(d);
     }
     onnx::ShapeInferenceOptions options{true, 1, false};  // check types, throw on any error
@@ -115,24 +115,9 @@ std::optional<Mode> mode_from_name(std::string_view name) {
     return std::nullopt;
 }
 
-const char *output_type_name(quant::OutputType t) {
-    switch (t) {
-        case quant::OutputType::float32:
-            return "float";
-        case quant::OutputType::float16:
-            return "float16";
-        case quant::OutputType::bfloat16:
-            return "bfloat16";
-        case quant::OutputType::float64:
-            return "double";
-    }
-    return "?";
-}
-
-std::optional<quant::OutputType> output_type_from_name(std::string_view name) {
-    for (auto t : {quant::OutputType::float32, quant::OutputType::float16,
-                   quant::OutputType::bfloat16, quant::OutputType::float64})
-        if (name == output_type_name(t)) return t;
+std::optional<DataType> output_type_from_name(std::string_view name) {
+    for (auto t : {DataType::float32, DataType::float16, DataType::bfloat16, DataType::float64})
+        if (name == dtype_name(t)) return t;
     return std::nullopt;
 }
 

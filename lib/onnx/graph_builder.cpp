@@ -15,11 +15,11 @@ static_assert(std::endian::native == std::endian::little,
               "initializer raw_data is written in host byte order, which must be little-endian");
 
 // A constant initializer with its data inline.
-void add_constant(onnx::GraphProto &g, const std::string &name, int32_t data_type,
+void add_constant(onnx::GraphProto &g, const std::string &name, DataType data_type,
                   const std::vector<int64_t> &dims, const void *data, size_t bytes) {
     onnx::TensorProto &t = *g.add_initializer();
     t.set_name(name);
-    t.set_data_type(data_type);
+    t.set_data_type(onnx_number(data_type));
     for (int64_t d : dims) t.add_dims(d);
     if (bytes) t.set_raw_data(data, bytes);
 }
@@ -58,7 +58,7 @@ std::string GraphBuilder::int64_scalar(int64_t v) {
     auto it = constants_.find(key);
     if (it != constants_.end()) return it->second;
     const std::string n = name(fmt::format("gguftool:int64_{}", v));
-    add_constant(plan_.graph, n, opset29::kInt64, {}, &v, sizeof v);
+    add_constant(plan_.graph, n, DataType::int64, {}, &v, sizeof v);
     return constants_[key] = n;
 }
 
@@ -68,7 +68,7 @@ std::string GraphBuilder::int64_vector(std::string_view label, const std::vector
     auto it = constants_.find(key);
     if (it != constants_.end()) return it->second;
     const std::string n = name(fmt::format("gguftool:{}_{}", label, joined));
-    add_constant(plan_.graph, n, opset29::kInt64, {static_cast<int64_t>(v.size())}, v.data(),
+    add_constant(plan_.graph, n, DataType::int64, {static_cast<int64_t>(v.size())}, v.data(),
                  v.size() * sizeof(int64_t));
     return constants_[key] = n;
 }
@@ -78,7 +78,7 @@ std::string GraphBuilder::float_scalar(float v) {
     auto it = constants_.find(key);
     if (it != constants_.end()) return it->second;
     const std::string n = name(fmt::format("gguftool:float_{}", v));
-    add_constant(plan_.graph, n, opset29::kFloat, {}, &v, sizeof v);
+    add_constant(plan_.graph, n, DataType::float32, {}, &v, sizeof v);
     return constants_[key] = n;
 }
 
@@ -87,24 +87,24 @@ std::string GraphBuilder::float_table(std::string_view key, const std::vector<fl
     auto it = constants_.find(k);
     if (it != constants_.end()) return it->second;
     const std::string n = name(fmt::format("gguftool:{}", key));
-    add_constant(plan_.graph, n, opset29::kFloat, {static_cast<int64_t>(values.size())},
+    add_constant(plan_.graph, n, DataType::float32, {static_cast<int64_t>(values.size())},
                  values.data(), values.size() * sizeof(float));
     return constants_[k] = n;
 }
 
-std::string GraphBuilder::payload(std::string wanted, int32_t data_type, std::vector<int64_t> dims,
+std::string GraphBuilder::payload(std::string wanted, DataType data_type, std::vector<int64_t> dims,
                                   uint64_t bytes, std::function<void(Sink &)> write) {
     std::string n = name(std::move(wanted));
     plan_.payloads.push_back({n, data_type, std::move(dims), bytes, std::move(write)});
     return n;
 }
 
-void GraphBuilder::output(std::string_view name, int32_t data_type,
+void GraphBuilder::output(std::string_view name, DataType data_type,
                           const std::vector<int64_t> &dims) {
     onnx::ValueInfoProto &v = *plan_.graph.add_output();
     v.set_name(std::string(name));
     onnx::TypeProto_Tensor &t = *v.mutable_type()->mutable_tensor_type();
-    t.set_elem_type(data_type);
+    t.set_elem_type(onnx_number(data_type));
     onnx::TensorShapeProto &shape = *t.mutable_shape();
     for (int64_t d : dims) shape.add_dim()->set_dim_value(d);
 }

@@ -48,7 +48,7 @@ uint64_t field_size(uint64_t size) {
 onnx::TensorProto tensor_header(const Payload &p) {
     onnx::TensorProto t;
     for (int64_t d : p.dims) t.add_dims(d);
-    t.set_data_type(p.data_type);
+    t.set_data_type(onnx_number(p.data_type));
     t.set_name(p.name);
     return t;
 }

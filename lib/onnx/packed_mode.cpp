@@ -7,25 +7,25 @@
 
 namespace gguftool::onnx_export::detail {
 
-void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out) {
+void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, DataType out) {
     const std::string name(t.name);
     const std::string format = opset29::format_name(t.type);
     const std::vector<int64_t> dims = onnx_dims(t);
     const opset29::DequantizePacked op =
-        opset29::check_dequantize_packed(format, dims, static_cast<int64_t>(out));
+        opset29::check_dequantize_packed(format, dims, onnx_number(out));
     if (op.input_bytes != t.bytes)  // the reader checked the size; this would be our bug
         throw Error(fmt::format("tensor {}: {} bytes, DequantizePacked expects {}", name, t.bytes,
                                 op.input_bytes));
 
     const std::span<const uint8_t> data = t.data;
     const std::string x =
-        g.payload(name + ":packed", opset29::kUint8, {static_cast<int64_t>(t.bytes)}, t.bytes,
+        g.payload(name + ":packed", DataType::uint8, {static_cast<int64_t>(t.bytes)}, t.bytes,
                   [data](Sink &s) { copy_input(s, data); });
     onnx::NodeProto &n = g.node(name, "DequantizePacked", {x}, {name});
     set_attribute(n, "format", format);
     set_attribute(n, "shape", dims);
-    set_attribute(n, "output_dtype", static_cast<int64_t>(out));
-    g.output(name, static_cast<int32_t>(out), dims);
+    set_attribute(n, "output_dtype", onnx_number(out));
+    g.output(name, out, dims);
     ++g.plan().packed;
 }
 

@@ -9,7 +9,7 @@
 namespace gguftool::onnx_export::detail {
 
 void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, bool swap_bytes) {
-    const int32_t data_type = onnx_data_type(t.type);
+    const DataType data_type = onnx_data_type(t.type);
     const std::vector<int64_t> dims = onnx_dims(t);
     const size_t width = traits(t.type).type_size;
     const std::span<const uint8_t> data = t.data;

@@ -35,7 +35,7 @@ protected:
 
 struct Payload {
     std::string name;
-    int32_t data_type;  // ONNX TensorProto.DataType
+    DataType data_type;
     std::vector<int64_t> dims;
     uint64_t bytes;
     std::function<void(Sink &)> write;  // writes exactly `bytes` bytes
@@ -76,11 +76,11 @@ public:
     std::string float_table(std::string_view key, const std::vector<float> &values);
 
     // A payload initializer named after `wanted`; returns its name.
-    std::string payload(std::string wanted, int32_t data_type, std::vector<int64_t> dims,
+    std::string payload(std::string wanted, DataType data_type, std::vector<int64_t> dims,
                         uint64_t bytes, std::function<void(Sink &)> write);
 
     // Declares graph output `name` (a GGUF tensor name) of the given type and dims.
-    void output(std::string_view name, int32_t data_type, const std::vector<int64_t> &dims);
+    void output(std::string_view name, DataType data_type, const std::vector<int64_t> &dims);
 
 private:
     Plan &plan_;
@@ -119,11 +119,10 @@ void transform_blocks(Sink &sink, std::span<const uint8_t> bytes, size_t in_bloc
 // dequantized_mode.cpp). Each adds the initializers, nodes and graph output for one tensor.
 // `swap_bytes`: the file is big-endian (plain values are byte-swapped; quantized data refused).
 void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, bool swap_bytes);
-void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out);
+void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, DataType out);
 // False when the format has no Unpack form (the caller falls back to emit_packed).
-bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out);
-void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out,
-                      unsigned threads);
+bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, DataType out);
+void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, DataType out, unsigned threads);
 
 // GGUF metadata (and the source file's name and GGUF version) into model.metadata_props.
 // Returns notes about arrays cut to `max_array` elements.

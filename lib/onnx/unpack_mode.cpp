@@ -141,7 +141,7 @@ BlockTransform field(size_t block_bytes, size_t at, size_t width) {
 
 }  // namespace
 
-bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType out) {
+bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, DataType out) {
     const Form *form = find_form(t.type);
     if (!form) return false;
     const Form &f = *form;
@@ -156,7 +156,7 @@ bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType o
     const unsigned block_size = tt.block_size;
 
     const std::string codes =
-        g.payload(name + ":codes", opset29::kUint8, {blocks, static_cast<int64_t>(code_bytes)},
+        g.payload(name + ":codes", DataType::uint8, {blocks, static_cast<int64_t>(code_bytes)},
                   nblocks * code_bytes, [=](Sink &s) {
                       transform_blocks(s, data, block_bytes, code_bytes,
                                        [&](const uint8_t *in, size_t n, uint8_t *dst) {
@@ -167,14 +167,14 @@ bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType o
     const size_t scale_width = e8m0 ? 1 : 2;
     const BlockTransform scale_field = field(block_bytes, e8m0 ? 0 : f.scale_at, scale_width);
     const std::string scales = g.payload(
-        name + ":scales", e8m0 ? opset29::kUint8 : opset29::kFloat16, {blocks},
+        name + ":scales", e8m0 ? DataType::uint8 : DataType::float16, {blocks},
         nblocks * scale_width,
         [=](Sink &s) { transform_blocks(s, data, block_bytes, scale_width, scale_field); });
     std::string offsets;
     if (f.offset_at >= 0) {
         const BlockTransform offset_field = field(block_bytes, f.offset_at, 2);
         offsets =
-            g.payload(name + ":offsets", opset29::kFloat16, {blocks}, nblocks * 2,
+            g.payload(name + ":offsets", DataType::float16, {blocks}, nblocks * 2,
                       [=](Sink &s) { transform_blocks(s, data, block_bytes, 2, offset_field); });
     }
 
@@ -186,14 +186,14 @@ bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType o
     if (!f.book.empty()) {
         const std::string indices = g.name(name + ":indices");
         set_attribute(g.node(name, "Cast", {unpacked}, {indices}), "to",
-                      static_cast<int64_t>(opset29::kInt64));
+                      onnx_number(DataType::int64));
         const std::string book =
             g.float_table(fmt::format("{}_values", tt.name), {f.book.begin(), f.book.end()});
         g.node(name, "Gather", {book, indices}, {values});
     } else {
         const std::string codes_float = f.bias ? g.name(name + ":codes_float") : values;
         set_attribute(g.node(name, "Cast", {unpacked}, {codes_float}), "to",
-                      static_cast<int64_t>(opset29::kFloat));
+                      onnx_number(DataType::float32));
         if (f.bias) g.node(name, "Sub", {codes_float, g.float_scalar(float(f.bias))}, {values});
     }
 
@@ -204,12 +204,12 @@ bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType o
         if (e8m0 && per_block == scales) {
             const std::string indices = g.name(name + ":scale_indices");
             set_attribute(g.node(name, "Cast", {per_block}, {indices}), "to",
-                          static_cast<int64_t>(opset29::kInt64));
+                          onnx_number(DataType::int64));
             g.node(name, "Gather", {g.float_table("e8m0_half", e8m0_half_table()), indices},
                    {decoded});
         } else {
             set_attribute(g.node(name, "Cast", {per_block}, {decoded}), "to",
-                          static_cast<int64_t>(opset29::kFloat));
+                          onnx_number(DataType::float32));
         }
         const std::string col = g.name(fmt::format("{}:{}_column", name, what));
         g.node(name, "Unsqueeze", {decoded, axes}, {col});
@@ -224,13 +224,13 @@ bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, quant::OutputType o
     }
 
     // To the tensor's shape (allowzero: a 0 in the shape is a real empty dimension).
-    const bool cast = out != quant::OutputType::float32;
+    const bool cast = out != DataType::float32;
     const std::string reshaped = cast ? g.name(name + ":float") : name;
     set_attribute(g.node(name, "Reshape", {result, g.int64_vector("shape", dims)}, {reshaped}),
                   "allowzero", int64_t{1});
     if (cast)
-        set_attribute(g.node(name, "Cast", {reshaped}, {name}), "to", static_cast<int64_t>(out));
-    g.output(name, static_cast<int32_t>(out), dims);
+        set_attribute(g.node(name, "Cast", {reshaped}, {name}), "to", int64_t(onnx_number(out)));
+    g.output(name, out, dims);
     ++g.plan().unpacked;
     return true;
 }

@@ -22,18 +22,18 @@ constexpr size_t kChunkFloats = 4096;
 constexpr uint64_t kSerialOutputBytes = 256 << 10;
 constexpr unsigned kMaxThreads = 256;
 
-void store_floats(const float *in, size_t n, uint8_t *out, OutputType t) {
+void store_floats(const float *in, size_t n, uint8_t *out, DataType t) {
     switch (t) {
-        case OutputType::float32:
+        case DataType::float32:
             std::memcpy(out, in, n * 4);
             break;
-        case OutputType::float16:
+        case DataType::float16:
             f32_to_f16(in, reinterpret_cast<uint16_t *>(out), n);
             break;
-        case OutputType::bfloat16:
+        case DataType::bfloat16:
             f32_to_bf16(in, reinterpret_cast<uint16_t *>(out), n);
             break;
-        case OutputType::float64:
+        case DataType::float64:
             f32_to_f64(in, reinterpret_cast<double *>(out), n);
             break;
     }
@@ -41,12 +41,12 @@ void store_floats(const float *in, size_t n, uint8_t *out, OutputType t) {
 
 // Decodes blocks [begin, end) of a quantized tensor.
 void decode_blocks(formats::BlockDecoder decoder, const TypeTraits &tt, const uint8_t *in,
-                   uint64_t begin, uint64_t end, uint8_t *out, OutputType t) {
+                   uint64_t begin, uint64_t end, uint8_t *out, DataType t) {
     const size_t out_size = output_size(t);
     in += begin * tt.type_size;
     out += begin * tt.block_size * out_size;
     const uint64_t count = end - begin;
-    if (t == OutputType::float32) {
+    if (t == DataType::float32) {
         decoder(in, count, reinterpret_cast<float *>(out));
         return;
     }
@@ -72,22 +72,12 @@ unsigned thread_count(unsigned requested, uint64_t pieces, uint64_t output_bytes
 
 }  // namespace
 
-size_t output_size(OutputType t) {
-    switch (t) {
-        case OutputType::float32:
-            return 4;
-        case OutputType::float16:
-            return 2;
-        case OutputType::bfloat16:
-            return 2;
-        case OutputType::float64:
-            return 8;
-    }
-    return 0;
+size_t output_size(DataType t) {
+    return is_floating(t) ? dtype_size(t) : 0;
 }
 
 void decode(GgmlType type, std::span<const uint8_t> input, uint64_t elements, void *output,
-            OutputType out_type, unsigned threads) {
+            DataType out_type, unsigned threads) {
     const uint32_t id = static_cast<uint32_t>(type);
     const TypeTraits *tt = type_traits(id);
     if (!tt) throw Error(fmt::format("unknown ggml type id {}", id));
@@ -125,7 +115,7 @@ void decode(GgmlType type, std::span<const uint8_t> input, uint64_t elements, vo
     const unsigned n = thread_count(threads, pieces, elements * out_size);
     // A large FLOAT output is split evenly, one piece per thread, so that each decoder call is big
     // enough for streaming stores (formats::kStreamMinBytes).
-    if (decoder && out_type == OutputType::float32 &&
+    if (decoder && out_type == DataType::float32 &&
         elements * out_size / n >= formats::kStreamMinBytes) {
         piece = (units + n - 1) / n;
         pieces = (units + piece - 1) / piece;
@@ -145,7 +135,7 @@ void decode(GgmlType type, std::span<const uint8_t> input, uint64_t elements, vo
 
 void decode_f32(GgmlType type, std::span<const uint8_t> input, uint64_t elements, float *output,
                 unsigned threads) {
-    decode(type, input, elements, output, OutputType::float32, threads);
+    decode(type, input, elements, output, DataType::float32, threads);
 }
 
 }  // namespace gguftool::quant

@@ -36,11 +36,11 @@ bool exact_in_f32(GgmlType t) {
            t == GgmlType::i16;
 }
 
-bool same_format(GgmlType t, OutputType o) {
-    return (t == GgmlType::f32 && o == OutputType::float32) ||
-           (t == GgmlType::f16 && o == OutputType::float16) ||
-           (t == GgmlType::bf16 && o == OutputType::bfloat16) ||
-           (t == GgmlType::f64 && o == OutputType::float64);
+bool same_format(GgmlType t, DataType o) {
+    return (t == GgmlType::f32 && o == DataType::float32) ||
+           (t == GgmlType::f16 && o == DataType::float16) ||
+           (t == GgmlType::bf16 && o == DataType::bfloat16) ||
+           (t == GgmlType::f64 && o == DataType::float64);
 }
 
 // Plain values to float or double: exact, except f64 -> float (cvtsd2ss) and i32/i64 -> float,
@@ -100,25 +100,25 @@ void to_narrow_directly(GgmlType t, const uint8_t *in, size_t n, uint16_t *out, 
 
 }  // namespace
 
-void decode_plain(GgmlType t, const uint8_t *in, size_t n, void *out, OutputType out_type) {
+void decode_plain(GgmlType t, const uint8_t *in, size_t n, void *out, DataType out_type) {
     const size_t in_size = traits(t).type_size;
     if (same_format(t, out_type)) {
         std::memcpy(out, in, n * in_size);
         return;
     }
     switch (out_type) {
-        case OutputType::float32:
+        case DataType::float32:
             widen_plain(t, in, n, static_cast<float *>(out));
             return;
-        case OutputType::float64:
+        case DataType::float64:
             widen_plain(t, in, n, static_cast<double *>(out));
             return;
-        case OutputType::float16:
-        case OutputType::bfloat16:
+        case DataType::float16:
+        case DataType::bfloat16:
             break;
     }
     auto *dst = static_cast<uint16_t *>(out);
-    const bool half = out_type == OutputType::float16;
+    const bool half = out_type == DataType::float16;
     if (!exact_in_f32(t)) {
         to_narrow_directly(t, in, n, dst, half ? kHalf : kBfloat16);
         return;

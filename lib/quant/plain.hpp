@@ -10,6 +10,6 @@ namespace gguftool::quant {
 
 // Converts n elements of plain type `t` at `in` (any alignment) to `out`. Same type: a byte copy.
 // Otherwise each value is rounded once, to nearest even (exact where the output holds it).
-void decode_plain(GgmlType t, const uint8_t *in, size_t n, void *out, OutputType out_type);
+void decode_plain(GgmlType t, const uint8_t *in, size_t n, void *out, DataType out_type);
 
 }  // namespace gguftool::quant

@@ -12,8 +12,6 @@
 namespace gguftool::verify {
 namespace {
 
-using runtime::DataType;
-
 // A binary floating-point format seen through its bit pattern.
 template <class Bits>
 struct FloatFormat {
@@ -136,7 +134,7 @@ Diff compare(DataType type, const void *ours, const void *expected, uint64_t n) 
         case DataType::uint64:
             return compare_integers(as<uint64_t>(ours), as<uint64_t>(expected), n);
         default:
-            throw Error(fmt::format("cannot compare {} values", runtime::dtype_name(type)));
+            throw Error(fmt::format("cannot compare {} values", dtype_name(type)));
     }
 }
 

@@ -21,8 +21,6 @@ std::string reference_file(const std::string &dir, std::string_view tensor_name)
 
 namespace detail {
 
-using runtime::DataType;
-
 Stream reference_stream(const Context &ctx, const gguf::TensorInfo &t, DataType dtype) {
     const std::string path = reference_file(ctx.options.reference_dir, t.name);
     std::error_code ec;
@@ -32,19 +30,18 @@ Stream reference_stream(const Context &ctx, const gguf::TensorInfo &t, DataType 
     const DataType got = file->dtype();
     if (file->elements() != t.elements)
         throw Error(path, std::nullopt,
-                    fmt::format("{} elements {}, but tensor {} has {}", runtime::dtype_name(got),
+                    fmt::format("{} elements {}, but tensor {} has {}", dtype_name(got),
                                 runtime::shape_string(file->shape()), t.name, t.elements));
     const bool widen =
         dtype == DataType::float32 && (got == DataType::float16 || got == DataType::bfloat16);
     const bool narrow = dtype == DataType::float32 && got == DataType::float64;
     if (got != dtype && !widen && !narrow)
-        throw Error(
-            path, std::nullopt,
-            fmt::format("holds {} values; {} tensor {} needs {}{}", runtime::dtype_name(got),
-                        type_name(t.type), t.name, runtime::dtype_name(dtype),
-                        dtype == DataType::float32 ? " (or float16, bfloat16)" : ""));
+        throw Error(path, std::nullopt,
+                    fmt::format("holds {} values; {} tensor {} needs {}{}", dtype_name(got),
+                                type_name(t.type), t.name, dtype_name(dtype),
+                                dtype == DataType::float32 ? " (or float16, bfloat16)" : ""));
 
-    const size_t size = runtime::dtype_size(got);
+    const size_t size = dtype_size(got);
     return {
         dtype, [file, got, size, widen, narrow, path](uint64_t first, uint64_t count, void *out) {
             const uint8_t *src = file->data() + first * size;

@@ -9,15 +9,13 @@
 
 namespace gguftool::verify::detail {
 
-using runtime::DataType;
-
 DataType plain_dtype(GgmlType type) {
-    return DataType(onnx_data_type(type));  // runtime::DataType is numbered as ONNX's types
+    return onnx_data_type(type);
 }
 
 Stream own_bytes(const gguf::TensorInfo &t) {
     const DataType dtype = plain_dtype(t.type);
-    const size_t size = runtime::dtype_size(dtype);
+    const size_t size = dtype_size(dtype);
     const std::span<const uint8_t> data = t.data;
     return {dtype, [data, size](uint64_t first, uint64_t count, void *out) {
                 if (count) std::memcpy(out, data.data() + first * size, count * size);
@@ -60,7 +58,7 @@ Stream convert_float32(Stream in, DataType out_dtype) {
 
 Diff compare_streams(Context &ctx, uint64_t elements, uint64_t granule, const Stream &ours,
                      const Stream &expected, uint64_t progress_units) {
-    const size_t size = runtime::dtype_size(ours.dtype);
+    const size_t size = dtype_size(ours.dtype);
     const uint64_t chunk =
         std::max<uint64_t>(granule, ctx.options.chunk_elements / granule * granule);
     // uint64_t words: 8-byte alignment, enough for every element type.

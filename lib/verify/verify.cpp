@@ -10,7 +10,6 @@
 namespace gguftool::verify {
 namespace {
 
-using runtime::DataType;
 using namespace detail;
 
 // Thrown through the comparison when the core cannot decode a tensor: a failure of the side
@@ -23,16 +22,16 @@ struct CoreFailure {
 // tensors are compared in their own type (llama.cpp does not decode them at all).
 DataType compared_dtype(const Options &options, GgmlType type) {
     const DataType plain = plain_dtype(type);
-    const bool own = plain == DataType::float64 || runtime::is_integer(plain);
+    const bool own = plain == DataType::float64 || is_integer(plain);
     return own && !options.reference_dir.empty() ? plain : DataType::float32;
 }
 
 // The core's decoding of `t` (quant::decode on whole blocks), or its own bytes for integers.
 Stream core_stream(const Context &ctx, const gguf::TensorInfo &t, DataType dtype) {
-    if (runtime::is_integer(dtype)) return own_bytes(t);
+    if (is_integer(dtype)) return own_bytes(t);
     const TypeTraits &tt = traits(t.type);
     const std::span<const uint8_t> data = t.data;
-    const auto out_type = static_cast<quant::OutputType>(int32_t(dtype));
+    const auto out_type = static_cast<DataType>(int32_t(dtype));
     const unsigned threads = ctx.threads;
     return {dtype, [=, &tt](uint64_t first, uint64_t count, void *out) {
                 const uint64_t offset = first / tt.block_size * tt.type_size;

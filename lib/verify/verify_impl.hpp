@@ -16,7 +16,7 @@ namespace gguftool::verify::detail {
 using Fill = std::function<void(uint64_t first, uint64_t count, void *out)>;
 
 struct Stream {
-    runtime::DataType dtype = runtime::DataType::float32;
+    DataType dtype = DataType::float32;
     Fill fill;
 };
 
@@ -41,7 +41,7 @@ struct Context {
 
 // The ONNX type that holds a plain GGUF type's values unchanged (f32 -> float32, i8 -> int8...);
 // undefined for quantized types.
-runtime::DataType plain_dtype(GgmlType type);
+DataType plain_dtype(GgmlType type);
 
 // The tensor's own bytes (little-endian file), for a plain type.
 Stream own_bytes(const gguf::TensorInfo &t);
@@ -51,11 +51,11 @@ StreamOrReason expected_float32(Context &ctx, const gguf::TensorInfo &t);
 
 // The reference file of `t` as a stream of `dtype` (float32: float16 and bfloat16 files widened,
 // float64 files that hold float32 values narrowed). Throws Error for a missing or unusable file.
-Stream reference_stream(const Context &ctx, const gguf::TensorInfo &t, runtime::DataType dtype);
+Stream reference_stream(const Context &ctx, const gguf::TensorInfo &t, DataType dtype);
 
 // `in` (float32) as `out_dtype`: float32, float16 or bfloat16 (rounded to nearest even), or
 // float64 (exact).
-Stream convert_float32(Stream in, runtime::DataType out_dtype);
+Stream convert_float32(Stream in, DataType out_dtype);
 
 // Compares two streams of `elements` values of one dtype, `chunk` values at a time (a multiple
 // of `granule`), calling ctx.advance(units_per_chunk * values / chunk) as it goes.

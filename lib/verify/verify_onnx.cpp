@@ -12,8 +12,6 @@
 namespace gguftool::verify::detail {
 namespace {
 
-using runtime::DataType;
-
 // The GGUF tensor's shape as ONNX writes it (ne0 is the last dimension; a scalar is [1]).
 runtime::Shape onnx_shape(const gguf::TensorInfo &t) {
     runtime::Shape s(t.ne.begin(), t.ne.begin() + t.n_dims);
@@ -27,8 +25,8 @@ runtime::Shape onnx_shape(const gguf::TensorInfo &t) {
 StreamOrReason expected_output(Context &ctx, const gguf::TensorInfo &t, DataType dtype) {
     const DataType plain = plain_dtype(t.type);
     if (dtype == plain) return own_bytes(t);
-    if (plain == DataType::float64 || runtime::is_integer(plain) || !runtime::is_floating(dtype))
-        return fmt::format("a {} output cannot hold {} values exactly", runtime::dtype_name(dtype),
+    if (plain == DataType::float64 || is_integer(plain) || !is_floating(dtype))
+        return fmt::format("a {} output cannot hold {} values exactly", dtype_name(dtype),
                            type_name(t.type));
     StreamOrReason f32 =
         t.type == GgmlType::f32 ? StreamOrReason(own_bytes(t)) : expected_float32(ctx, t);
@@ -51,7 +49,7 @@ TensorResult verify_output(Context &ctx, const std::string &name, const runtime:
         r.status = Status::mismatch;
         r.diff.mismatches = t->elements;  // nothing comparable: every element counts as wrong
         r.note = fmt::format("{} output has shape {}; the GGUF tensor's is {}",
-                             runtime::dtype_name(value.dtype()), runtime::shape_string(got),
+                             dtype_name(value.dtype()), runtime::shape_string(got),
                              runtime::shape_string(onnx_shape(*t)));
         return r;
     }
@@ -64,7 +62,7 @@ TensorResult verify_output(Context &ctx, const std::string &name, const runtime:
         r.note = *why;
         return r;
     }
-    const size_t size = runtime::dtype_size(value.dtype());
+    const size_t size = dtype_size(value.dtype());
     const Stream ours{value.dtype(), [&value, size](uint64_t first, uint64_t count, void *out) {
                           if (count) std::memcpy(out, value.data() + first * size, count * size);
                       }};
@@ -72,7 +70,7 @@ TensorResult verify_output(Context &ctx, const std::string &name, const runtime:
                              std::get<Stream>(expected), 0);
     r.status = r.diff.mismatches ? Status::mismatch : Status::match;
     if (value.dtype() != DataType::float32 && plain_dtype(t->type) != value.dtype())
-        r.note = fmt::format("compared as {}", runtime::dtype_name(value.dtype()));
+        r.note = fmt::format("compared as {}", dtype_name(value.dtype()));
     return r;
 }
 

@@ -6,17 +6,18 @@ namespace gguftool::onnxtest {
 namespace {
 
 TEST(OnnxDataType, PlainTypesMatchOnnxProto) {
-    EXPECT_EQ(onnx_data_type(GgmlType::f32), onnx::TensorProto::FLOAT);
-    EXPECT_EQ(onnx_data_type(GgmlType::f16), onnx::TensorProto::FLOAT16);
-    EXPECT_EQ(onnx_data_type(GgmlType::bf16), onnx::TensorProto::BFLOAT16);
-    EXPECT_EQ(onnx_data_type(GgmlType::f64), onnx::TensorProto::DOUBLE);
-    EXPECT_EQ(onnx_data_type(GgmlType::i8), onnx::TensorProto::INT8);
-    EXPECT_EQ(onnx_data_type(GgmlType::i16), onnx::TensorProto::INT16);
-    EXPECT_EQ(onnx_data_type(GgmlType::i32), onnx::TensorProto::INT32);
-    EXPECT_EQ(onnx_data_type(GgmlType::i64), onnx::TensorProto::INT64);
+    EXPECT_EQ(onnx_number(onnx_data_type(GgmlType::f32)), onnx::TensorProto::FLOAT);
+    EXPECT_EQ(onnx_number(onnx_data_type(GgmlType::f16)), onnx::TensorProto::FLOAT16);
+    EXPECT_EQ(onnx_number(onnx_data_type(GgmlType::bf16)), onnx::TensorProto::BFLOAT16);
+    EXPECT_EQ(onnx_number(onnx_data_type(GgmlType::f64)), onnx::TensorProto::DOUBLE);
+    EXPECT_EQ(onnx_number(onnx_data_type(GgmlType::i8)), onnx::TensorProto::INT8);
+    EXPECT_EQ(onnx_number(onnx_data_type(GgmlType::i16)), onnx::TensorProto::INT16);
+    EXPECT_EQ(onnx_number(onnx_data_type(GgmlType::i32)), onnx::TensorProto::INT32);
+    EXPECT_EQ(onnx_number(onnx_data_type(GgmlType::i64)), onnx::TensorProto::INT64);
     for (uint32_t id = 0; id < kGgmlTypeCount; ++id) {
         if (type_traits(id)->quantized || type_traits(id)->removed) {
-            EXPECT_EQ(onnx_data_type(GgmlType(id)), onnx::TensorProto::UNDEFINED) << id;
+            EXPECT_EQ(onnx_number(onnx_data_type(GgmlType(id))), onnx::TensorProto::UNDEFINED)
+                << id;
         }
     }
 }

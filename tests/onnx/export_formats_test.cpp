@@ -19,7 +19,7 @@ TensorSpec quantized_tensor(GgmlType type, const std::string &name, uint64_t see
 }
 
 onnx_export::Result convert(const std::string &in, const std::string &out, Mode mode,
-                            quant::OutputType type = quant::OutputType::float32) {
+                            DataType type = DataType::float32) {
     onnx_export::Options o;
     o.mode = mode;
     o.output_type = type;
@@ -36,7 +36,7 @@ void expect_dequantized_model_holds(const TempDir &dir, const TensorSpec &t) {
     EXPECT_EQ(n->op_type(), "Identity");
     const onnx::TensorProto *v = find_initializer(m, n->input(0));
     ASSERT_NE(v, nullptr);
-    EXPECT_EQ(v->data_type(), opset29::kFloat);
+    EXPECT_EQ(v->data_type(), onnx_number(DataType::float32));
     std::vector<float> stored(1024);
     ASSERT_EQ(v->raw_data().size(), stored.size() * 4);
     std::memcpy(stored.data(), v->raw_data().data(), v->raw_data().size());
@@ -62,7 +62,7 @@ TEST_P(EveryFormat, PackedAndDequantizedModelsDecodeLikeLlama) {
     EXPECT_EQ(m.opset_import(0).version(), 29);
     ASSERT_EQ(m.graph().output_size(), 1);
     EXPECT_EQ(m.graph().output(0).name(), t.name);
-    EXPECT_EQ(m.graph().output(0).type().tensor_type().elem_type(), opset29::kFloat);
+    EXPECT_EQ(m.graph().output(0).type().tensor_type().elem_type(), onnx_number(DataType::float32));
 
     const onnx::NodeProto *n = producer(m, t.name);
     ASSERT_NE(n, nullptr);
@@ -70,10 +70,10 @@ TEST_P(EveryFormat, PackedAndDequantizedModelsDecodeLikeLlama) {
     EXPECT_EQ(attribute(*n, "format")->s(), opset29::format_name(type));
     const auto &shape = attribute(*n, "shape")->ints();
     EXPECT_EQ(std::vector<int64_t>(shape.begin(), shape.end()), (std::vector<int64_t>{2, 512}));
-    EXPECT_EQ(attribute(*n, "output_dtype")->i(), opset29::kFloat);
+    EXPECT_EQ(attribute(*n, "output_dtype")->i(), onnx_number(DataType::float32));
     const onnx::TensorProto *x = find_initializer(m, n->input(0));
     ASSERT_NE(x, nullptr);
-    EXPECT_EQ(x->data_type(), opset29::kUint8);
+    EXPECT_EQ(x->data_type(), onnx_number(DataType::uint8));
     ASSERT_EQ(x->dims_size(), 1);
     EXPECT_EQ(x->dims(0), int64_t(t.bytes.size()));
     EXPECT_TRUE(x->raw_data() == std::string(t.bytes.begin(), t.bytes.end()));
@@ -99,10 +99,8 @@ TEST(Export, OutputTypesRoundLlamasFloatsOnce) {
         tensors.push_back(quantized_tensor(type, type_name(type), 3));
     write_gguf(dir.file("m.gguf"), tensors);
     for (Mode mode : {Mode::packed, Mode::dequantized}) {
-        for (quant::OutputType out : {quant::OutputType::float16, quant::OutputType::bfloat16,
-                                      quant::OutputType::float64}) {
-            SCOPED_TRACE(std::string(onnx_export::mode_name(mode)) + " " +
-                         onnx_export::output_type_name(out));
+        for (DataType out : {DataType::float16, DataType::bfloat16, DataType::float64}) {
+            SCOPED_TRACE(std::string(onnx_export::mode_name(mode)) + " " + dtype_name(out));
             convert(dir.file("m.gguf"), dir.file("m.onnx"), mode, out);
             check_model(dir.file("m.onnx"));
             const auto outputs = run(dir.file("m.onnx"));
@@ -110,7 +108,7 @@ TEST(Export, OutputTypesRoundLlamasFloatsOnce) {
                 const std::vector<float> ref = llama_decode(t.type, t.bytes, 1024);
                 const runtime::Tensor &got = outputs.at(t.name);
                 ASSERT_EQ(int(got.dtype()), int(out)) << t.name;
-                if (out == quant::OutputType::float64) {
+                if (out == DataType::float64) {
                     const std::vector<double> d = got.to_vector<double>();
                     for (size_t i = 0; i < ref.size(); ++i)
                         ASSERT_TRUE(d[i] == double(ref[i]) ||
@@ -118,8 +116,7 @@ TEST(Export, OutputTypesRoundLlamasFloatsOnce) {
                             << t.name << " " << i;
                     continue;
                 }
-                const testref::NarrowReference &narrow =
-                    out == quant::OutputType::float16 ? half : bf16;
+                const testref::NarrowReference &narrow = out == DataType::float16 ? half : bf16;
                 const std::vector<uint16_t> h = got.to_vector<uint16_t>();
                 for (size_t i = 0; i < ref.size(); ++i)
                     ASSERT_EQ(h[i], narrow.from_float(ref[i]))
@@ -134,10 +131,14 @@ TEST(Export, PlainTensorsKeepTypeShapeAndBytes) {
     TempDir dir;
     std::vector<TensorSpec> tensors;
     const std::vector<std::pair<GgmlType, int32_t>> types = {
-        {GgmlType::f32, opset29::kFloat},     {GgmlType::f16, opset29::kFloat16},
-        {GgmlType::bf16, opset29::kBfloat16}, {GgmlType::f64, opset29::kDouble},
-        {GgmlType::i8, opset29::kInt8},       {GgmlType::i16, opset29::kInt16},
-        {GgmlType::i32, opset29::kInt32},     {GgmlType::i64, opset29::kInt64}};
+        {GgmlType::f32, onnx_number(DataType::float32)},
+        {GgmlType::f16, onnx_number(DataType::float16)},
+        {GgmlType::bf16, onnx_number(DataType::bfloat16)},
+        {GgmlType::f64, onnx_number(DataType::float64)},
+        {GgmlType::i8, onnx_number(DataType::int8)},
+        {GgmlType::i16, onnx_number(DataType::int16)},
+        {GgmlType::i32, onnx_number(DataType::int32)},
+        {GgmlType::i64, onnx_number(DataType::int64)}};
     for (size_t i = 0; i < types.size(); ++i) {
         const GgmlType type = types[i].first;
         const std::vector<uint64_t> dims = {5, 3, 2};
@@ -153,7 +154,8 @@ TEST(Export, PlainTensorsKeepTypeShapeAndBytes) {
         const auto outputs = run(dir.file("m.onnx"));
         for (size_t i = 0; i < tensors.size(); ++i) {
             const TensorSpec &t = tensors[i];
-            const int32_t want = i < types.size() ? types[i].second : opset29::kFloat;
+            const int32_t want =
+                i < types.size() ? types[i].second : onnx_number(DataType::float32);
             EXPECT_EQ(m.graph().output(int(i)).name(), t.name);
             EXPECT_EQ(m.graph().output(int(i)).type().tensor_type().elem_type(), want);
             const runtime::Tensor &got = outputs.at(t.name);

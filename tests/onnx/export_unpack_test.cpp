@@ -13,7 +13,7 @@ struct Converted {
 };
 
 Converted convert_and_run(const std::string &gguf_path, const std::string &onnx_path, Mode mode,
-                          quant::OutputType out = quant::OutputType::float32) {
+                          DataType out = DataType::float32) {
     onnx_export::Options o;
     o.mode = mode;
     o.output_type = out;
@@ -70,12 +70,12 @@ TEST_P(UnpackFormat, NarrowOutputsMatchPackedMode) {
     write_gguf(
         dir.file("m.gguf"),
         {{"w", type, {512, 2}, llama_quantized(type, 2, 512, testdata::Distribution::mixed, 9)}});
-    for (quant::OutputType out : {quant::OutputType::float16, quant::OutputType::bfloat16}) {
+    for (DataType out : {DataType::float16, DataType::bfloat16}) {
         const auto p = convert_and_run(dir.file("m.gguf"), dir.file("p.onnx"), Mode::packed, out);
         const auto u = convert_and_run(dir.file("m.gguf"), dir.file("u.onnx"), Mode::unpack, out);
         EXPECT_EQ(int(u.outputs.at("w").dtype()), int(out));
         EXPECT_EQ(u.outputs.at("w").to_vector<uint16_t>(), p.outputs.at("w").to_vector<uint16_t>())
-            << onnx_export::output_type_name(out);
+            << dtype_name(out);
     }
 }
 
@@ -94,7 +94,7 @@ TEST(Unpack, Q4_0InitializersAreCodesInElementOrderAndScales) {
     const onnx::TensorProto *scales = find_initializer(c.model, "w:scales");
     ASSERT_NE(codes, nullptr);
     ASSERT_NE(scales, nullptr);
-    EXPECT_EQ(scales->data_type(), opset29::kFloat16);
+    EXPECT_EQ(scales->data_type(), onnx_number(DataType::float16));
     EXPECT_EQ(scales->raw_data(), std::string("\x00\x38", 2));
     // Elements 0..15 are j, elements 16..31 are 15 - j; two 4-bit codes per byte, low first.
     std::string expected;

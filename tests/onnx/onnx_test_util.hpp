@@ -177,7 +177,7 @@ inline testing::AssertionResult same_bits(const std::vector<float> &expected,
 }
 
 inline std::vector<float> floats(const runtime::Tensor &t) {
-    EXPECT_EQ(t.dtype(), runtime::DataType::float32);
+    EXPECT_EQ(t.dtype(), DataType::float32);
     return t.to_vector<float>();
 }
 

@@ -65,7 +65,7 @@ onnx::ModelProto one_node(const std::string &op, int32_t x_type, const std::vect
     if (count) {
         onnx::TensorProto &c = *g.add_initializer();
         c.set_name("count");
-        c.set_data_type(opset29::kInt64);
+        c.set_data_type(onnx_number(DataType::int64));
         c.add_int64_data(*count);
         n.add_input("count");
     }
@@ -202,14 +202,15 @@ TEST(Schemas, SpecExamplesPassCheckerAndInferTheExpectedOutput) {
 
 TEST(Schemas, DequantizePackedInference) {
     const auto y =
-        infer_y(one_node("DequantizePacked", opset29::kUint8, {36},
+        infer_y(one_node("DequantizePacked", onnx_number(DataType::uint8), {36},
                          {string_attr("format", "gguf:q4_0"), ints_attr("shape", {2, 32})}));
-    EXPECT_EQ(y.tensor_type().elem_type(), opset29::kFloat);
+    EXPECT_EQ(y.tensor_type().elem_type(), onnx_number(DataType::float32));
     EXPECT_EQ(dims_of(y), (std::vector<std::optional<int64_t>>{2, 32}));
 
-    for (int64_t dtype : {opset29::kFloat16, opset29::kBfloat16, opset29::kDouble}) {
+    for (int64_t dtype : {onnx_number(DataType::float16), onnx_number(DataType::bfloat16),
+                          onnx_number(DataType::float64)}) {
         const auto t =
-            infer_y(one_node("DequantizePacked", opset29::kUint8, {2 * 144},
+            infer_y(one_node("DequantizePacked", onnx_number(DataType::uint8), {2 * 144},
                              {string_attr("format", "gguf:q4_k"), ints_attr("shape", {1, 2, 256}),
                               int_attr("output_dtype", dtype)}));
         EXPECT_EQ(t.tensor_type().elem_type(), dtype);
@@ -217,25 +218,27 @@ TEST(Schemas, DequantizePackedInference) {
     }
     // Empty tensor: the last dimension must still be a multiple of the block size.
     const auto empty =
-        infer_y(one_node("DequantizePacked", opset29::kUint8, {0},
+        infer_y(one_node("DequantizePacked", onnx_number(DataType::uint8), {0},
                          {string_attr("format", "gguf:q2_k"), ints_attr("shape", {0, 256})}));
     EXPECT_EQ(dims_of(empty), (std::vector<std::optional<int64_t>>{0, 256}));
 }
 
 TEST(Schemas, UnpackInference) {
     // bits along the last axis, UINT8 and UINT32 storage; count known and unknown.
-    auto y = infer_y(one_node("Unpack", opset29::kUint8, {4, 3}, {int_attr("bits", 3)}, 8));
-    EXPECT_EQ(y.tensor_type().elem_type(), opset29::kUint8);
+    auto y =
+        infer_y(one_node("Unpack", onnx_number(DataType::uint8), {4, 3}, {int_attr("bits", 3)}, 8));
+    EXPECT_EQ(y.tensor_type().elem_type(), onnx_number(DataType::uint8));
     EXPECT_EQ(dims_of(y), (std::vector<std::optional<int64_t>>{4, 8}));
-    y = infer_y(one_node("Unpack", opset29::kUint32, {2, 7},
+    y = infer_y(one_node("Unpack", onnx_number(DataType::uint32), {2, 7},
                          {int_attr("bits", 5), int_attr("axis", 0)}, 12));
     EXPECT_EQ(dims_of(y), (std::vector<std::optional<int64_t>>{12, 7}));  // ceil(12*5/32) = 2
-    y = infer_y(one_node("Unpack", opset29::kUint8, {2, 3},
+    y = infer_y(one_node("Unpack", onnx_number(DataType::uint8), {2, 3},
                          {int_attr("radix", 3), int_attr("group_size", 5)}, 15));
     EXPECT_EQ(dims_of(y), (std::vector<std::optional<int64_t>>{2, 15}));  // 3 groups of 8 bits
     // count as a graph input: the axis dimension is unknown, the others stay.
-    onnx::ModelProto m = one_node("Unpack", opset29::kUint8, {5, 2}, {int_attr("bits", 4)});
-    add_input(*m.mutable_graph(), "count", opset29::kInt64, {});
+    onnx::ModelProto m =
+        one_node("Unpack", onnx_number(DataType::uint8), {5, 2}, {int_attr("bits", 4)});
+    add_input(*m.mutable_graph(), "count", onnx_number(DataType::int64), {});
     m.mutable_graph()->mutable_node(0)->add_input("count");
     y = infer_y(m);
     EXPECT_EQ(dims_of(y), (std::vector<std::optional<int64_t>>{5, std::nullopt}));
@@ -243,60 +246,66 @@ TEST(Schemas, UnpackInference) {
 
 TEST(Schemas, EveryBadAttributeIsAClearError) {
     const auto dq = [](std::vector<onnx::AttributeProto> attrs, int64_t bytes = 18) {
-        return one_node("DequantizePacked", opset29::kUint8, {bytes}, std::move(attrs));
+        return one_node("DequantizePacked", onnx_number(DataType::uint8), {bytes},
+                        std::move(attrs));
     };
     expect_inference_error(dq({string_attr("format", "gguf:q9_0"), ints_attr("shape", {32})}),
-                           "DequantizePacked: unknown format 'gguf:q9_0'");
+                           "DequantizePacked: attribute 'format': unknown format \"gguf:q9_0\"");
     expect_inference_error(dq({string_attr("format", "gguf:Q4_0"), ints_attr("shape", {32})}),
-                           "unknown format 'gguf:Q4_0'");
+                           "unknown format \"gguf:Q4_0\"");
     expect_inference_error(
         dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {2, 33})}),
-        "shape [2, 33]: last dimension 33 is not a multiple of gguf:q4_0's block size 32");
+        "attribute 'shape' [2, 33]: the last dimension 33 is not a multiple of gguf:q4_0's 32 "
+        "elements per block");
     expect_inference_error(dq({string_attr("format", "gguf:q4_k"), ints_attr("shape", {128})}),
-                           "not a multiple of gguf:q4_k's block size 256");
+                           "not a multiple of gguf:q4_k's 256 elements per block");
     expect_inference_error(dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {})}),
-                           "shape must have rank at least 1");
+                           "attribute 'shape' must have rank at least 1");
     expect_inference_error(dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {-1, 32})}),
-                           "dimension 0 is negative");
-    expect_inference_error(dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {2, 32})}),
-                           "x holds 18 bytes but gguf:q4_0 with shape [2, 32] needs 36");
+                           "attribute 'shape' [-1, 32] has a negative dimension");
+    expect_inference_error(
+        dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {2, 32})}),
+        "input x is 18 bytes but shape [2, 32] in gguf:q4_0 takes 36 (2 blocks of 18 bytes)");
     expect_inference_error(
         dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {32}),
-            int_attr("output_dtype", opset29::kInt32)}),
-        "output_dtype 6 is not FLOAT (1), FLOAT16 (10), DOUBLE (11) or BFLOAT16 (16)");
+            int_attr("output_dtype", onnx_number(DataType::int32))}),
+        "attribute 'output_dtype' 6 is not FLOAT (1), FLOAT16 (10), DOUBLE (11) or BFLOAT16 (16)");
     expect_inference_error(dq({string_attr("format", "gguf:q8_0"),
                                ints_attr("shape", {int64_t(1) << 40, int64_t(1) << 40, 32})}),
                            "has more than 2^63 - 1 elements");
 
     const auto up = [](std::vector<onnx::AttributeProto> attrs, int64_t words = 3,
                        int64_t count = 8) {
-        return one_node("Unpack", opset29::kUint8, {words}, std::move(attrs), count);
+        return one_node("Unpack", onnx_number(DataType::uint8), {words}, std::move(attrs), count);
     };
     expect_inference_error(
         up({int_attr("bits", 3), int_attr("radix", 3), int_attr("group_size", 5)}),
-        "Unpack: bits and radix/group_size are mutually exclusive");
+        "Unpack: attribute 'bits' and attributes 'radix'/'group_size' are mutually exclusive");
     expect_inference_error(up({int_attr("bits", 3), int_attr("radix", 3)}), "mutually exclusive");
-    expect_inference_error(up({int_attr("bits", 0)}), "bits is 0, must be in [1, 8]");
-    expect_inference_error(up({int_attr("bits", 9)}), "bits is 9, must be in [1, 8]");
-    expect_inference_error(up({}), "give either bits, or radix and group_size");
-    expect_inference_error(up({int_attr("radix", 3)}), "radix needs group_size");
-    expect_inference_error(up({int_attr("group_size", 5)}), "group_size needs radix");
+    expect_inference_error(up({int_attr("bits", 0)}), "attribute 'bits' 0 is outside [1, 8]");
+    expect_inference_error(up({int_attr("bits", 9)}), "attribute 'bits' 9 is outside [1, 8]");
+    expect_inference_error(up({}), "needs attribute 'bits', or both 'radix' and 'group_size'");
+    expect_inference_error(up({int_attr("radix", 3)}),
+                           "attribute 'radix' requires attribute 'group_size'");
+    expect_inference_error(up({int_attr("group_size", 5)}),
+                           "attribute 'group_size' requires attribute 'radix'");
     expect_inference_error(up({int_attr("radix", 1), int_attr("group_size", 5)}),
-                           "radix is 1, must be in [2, 256]");
+                           "attribute 'radix' 1 is outside [2, 256]");
     expect_inference_error(up({int_attr("radix", 257), int_attr("group_size", 1)}),
-                           "radix is 257, must be in [2, 256]");
+                           "attribute 'radix' 257 is outside [2, 256]");
     expect_inference_error(up({int_attr("radix", 3), int_attr("group_size", 0)}),
-                           "group_size is 0, must be positive");
+                           "attribute 'group_size' 0 is not positive");
     expect_inference_error(up({int_attr("radix", 3), int_attr("group_size", 40)}),
                            "radix^group_size = 3^40 exceeds 2^63 - 1");
     expect_inference_error(up({int_attr("radix", 2), int_attr("group_size", 63)}), "2^63 exceeds");
     expect_inference_error(up({int_attr("bits", 3), int_attr("axis", 1)}),
-                           "axis 1 is outside [-1, 0] for rank 1");
-    expect_inference_error(up({int_attr("bits", 3)}, 2, 8),
-                           "X has 2 words of 8 bits along axis 0 but 8 codes of 3 bits need 3");
+                           "attribute 'axis' 1 is out of range for rank 1 (valid: [-1, 0])");
+    expect_inference_error(
+        up({int_attr("bits", 3)}, 2, 8),
+        "input X has 2 words along axis 0 but count 8 needs ceil(8 * 3 / 8) = 3");
     expect_inference_error(up({int_attr("radix", 3), int_attr("group_size", 5)}, 1, 6),
-                           "but 6 codes of radix 3 group_size 5 need 2");
-    expect_inference_error(up({int_attr("bits", 3)}, 3, -1), "count is -1, must be nonnegative");
+                           "but count 6 needs ceil(ceil(6 / 5) * 8 / 8) = 2");
+    expect_inference_error(up({int_attr("bits", 3)}, 3, -1), "input count -1 is negative");
     // The largest radix^group_size allowed passes: 2^62 < 2^63 - 1, and 7^22 ~ 3.9e18.
     EXPECT_NO_THROW(infer_y(up({int_attr("radix", 2), int_attr("group_size", 62)}, 8, 62)));
     EXPECT_NO_THROW(infer_y(up({int_attr("radix", 7), int_attr("group_size", 22)}, 8, 22)));
@@ -308,7 +317,7 @@ TEST(Schemas, CheckFunctionsFollowTheSpec) {
     EXPECT_EQ(d.type, GgmlType::q5_1);
     EXPECT_EQ(d.elements, 192u);
     EXPECT_EQ(d.input_bytes, 6u * 24u);
-    EXPECT_EQ(d.output_dtype, 16);
+    EXPECT_EQ(d.output_dtype, DataType::bfloat16);
 
     const opset29::Unpack b = opset29::check_unpack(5, std::nullopt, std::nullopt);
     EXPECT_EQ(b.radix, 32u);

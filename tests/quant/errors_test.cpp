@@ -8,8 +8,6 @@
 namespace gguftool {
 namespace {
 
-using quant::OutputType;
-
 // Memory that faults when touched: a decode that reads it crashes the test.
 class UnreadableBytes {
 public:
@@ -26,7 +24,7 @@ private:
 
 // Runs decode and returns the Error's message, or "" when nothing was thrown.
 std::string error_of(GgmlType t, std::span<const uint8_t> in, uint64_t elements,
-                     OutputType o = OutputType::float32) {
+                     DataType o = DataType::float32) {
     std::vector<uint8_t> out(1 << 16);
     try {
         quant::decode(t, in, elements, out.data(), o, 1);
@@ -91,18 +89,18 @@ TEST(DecodeErrors, UnknownTypeThrows) {
 
 TEST(DecodeErrors, UnknownOutputTypeThrows) {
     const UnreadableBytes mem(18);
-    const std::string msg = error_of(GgmlType::q4_0, mem.span(18), 32, static_cast<OutputType>(3));
+    const std::string msg = error_of(GgmlType::q4_0, mem.span(18), 32, static_cast<DataType>(3));
     EXPECT_NE(msg.find("unsupported output type 3"), std::string::npos) << msg;
 }
 
 TEST(DecodeErrors, NullOutputThrows) {
     const std::vector<uint8_t> in(18);
-    EXPECT_THROW(quant::decode(GgmlType::q4_0, in, 32, nullptr, OutputType::float32), Error);
+    EXPECT_THROW(quant::decode(GgmlType::q4_0, in, 32, nullptr, DataType::float32), Error);
 }
 
 TEST(DecodeErrors, EmptyTensorIsFine) {
-    EXPECT_NO_THROW(quant::decode(GgmlType::q2_k, {}, 0, nullptr, OutputType::float32));
-    EXPECT_NO_THROW(quant::decode(GgmlType::f32, {}, 0, nullptr, OutputType::float16));
+    EXPECT_NO_THROW(quant::decode(GgmlType::q2_k, {}, 0, nullptr, DataType::float32));
+    EXPECT_NO_THROW(quant::decode(GgmlType::f32, {}, 0, nullptr, DataType::float16));
 }
 
 TEST(DecodeErrors, OverflowingElementCountThrows) {

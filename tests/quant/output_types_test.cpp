@@ -6,7 +6,6 @@
 namespace gguftool {
 namespace {
 
-using quant::OutputType;
 using testutil::TypeTarget;
 
 constexpr size_t kElements = 32768;
@@ -18,7 +17,7 @@ std::vector<uint8_t> test_input(GgmlType t) {
 }
 
 template <class T>
-std::vector<T> decode_as(GgmlType t, const std::vector<uint8_t> &in, OutputType o) {
+std::vector<T> decode_as(GgmlType t, const std::vector<uint8_t> &in, DataType o) {
     const TypeTraits &tt = traits(t);
     const size_t elements = in.size() / tt.type_size * tt.block_size;
     std::vector<T> out(elements);
@@ -37,7 +36,7 @@ protected:
     }
 
     // Narrow outputs: bits equal to the reference rounding, a NaN matching any NaN.
-    void check_narrow(OutputType o, const testref::NarrowReference &ref) {
+    void check_narrow(DataType o, const testref::NarrowReference &ref) {
         const auto [type, target] = GetParam();
         testutil::ForcedTarget forced(target);
         std::vector<uint16_t> got;
@@ -60,18 +59,18 @@ protected:
 };
 
 TEST_P(OutputTypes, Float16) {
-    check_narrow(OutputType::float16, testref::half_reference());
+    check_narrow(DataType::float16, testref::half_reference());
 }
 
 TEST_P(OutputTypes, BFloat16) {
-    check_narrow(OutputType::bfloat16, testref::bfloat16_reference());
+    check_narrow(DataType::bfloat16, testref::bfloat16_reference());
 }
 
 TEST_P(OutputTypes, Double) {
     const auto [type, target] = GetParam();
     testutil::ForcedTarget forced(target);
     std::vector<double> got;
-    ASSERT_NO_THROW(got = decode_as<double>(type, in_, OutputType::float64));
+    ASSERT_NO_THROW(got = decode_as<double>(type, in_, DataType::float64));
     size_t bad = 0;
     for (size_t i = 0; i < expected_.size(); ++i) {
         const double want = static_cast<double>(expected_[i]);  // exact widening

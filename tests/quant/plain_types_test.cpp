@@ -9,10 +9,8 @@
 namespace gguftool {
 namespace {
 
-using quant::OutputType;
-
 template <class Out, class In>
-std::vector<Out> convert(GgmlType t, const std::vector<In> &values, OutputType o) {
+std::vector<Out> convert(GgmlType t, const std::vector<In> &values, DataType o) {
     std::vector<Out> out(values.size());
     const auto *bytes = reinterpret_cast<const uint8_t *>(values.data());
     quant::decode(t, {bytes, values.size() * sizeof(In)}, values.size(), out.data(), o, 1);
@@ -141,19 +139,19 @@ TEST_P(PlainTypes, HalfAndBfloat16ToFloatMatchLlama) {
     std::vector<float> want_h, want_b;
     for (uint16_t h : all) want_h.push_back(fp16_to_fp32_(h)), want_b.push_back(bf16_to_fp32_(h));
     EXPECT_TRUE(
-        testutil::same_floats(want_h, convert<float>(GgmlType::f16, all, OutputType::float32)));
+        testutil::same_floats(want_h, convert<float>(GgmlType::f16, all, DataType::float32)));
     EXPECT_TRUE(
-        testutil::same_floats(want_b, convert<float>(GgmlType::bf16, all, OutputType::float32)));
+        testutil::same_floats(want_b, convert<float>(GgmlType::bf16, all, DataType::float32)));
     // And exactly, NaN payloads too, for bfloat16 (a pure bit shift).
-    const auto got_b = convert<float>(GgmlType::bf16, all, OutputType::float32);
+    const auto got_b = convert<float>(GgmlType::bf16, all, DataType::float32);
     for (size_t i = 0; i < all.size(); ++i)
         ASSERT_EQ(testutil::float_bits(got_b[i]), uint32_t(all[i]) << 16) << i;
 }
 
 TEST_P(PlainTypes, HalfAndBfloat16ToDoubleAreExact) {
     const std::vector<uint16_t> all = all_16_bit_patterns();
-    const auto got_h = convert<double>(GgmlType::f16, all, OutputType::float64);
-    const auto got_b = convert<double>(GgmlType::bf16, all, OutputType::float64);
+    const auto got_h = convert<double>(GgmlType::f16, all, DataType::float64);
+    const auto got_b = convert<double>(GgmlType::bf16, all, DataType::float64);
     for (size_t i = 0; i < all.size(); ++i) {
         const double wh = fp16_to_fp32_(all[i]), wb = bf16_to_fp32_(all[i]);
         if (std::isnan(wh))
@@ -172,24 +170,24 @@ TEST_P(PlainTypes, HalfToBfloat16AndBack) {
     const auto &bf = testref::bfloat16_reference();
     const auto &half = testref::half_reference();
     expect_narrow(
-        convert<uint16_t>(GgmlType::f16, all, OutputType::bfloat16), all.size(),
+        convert<uint16_t>(GgmlType::f16, all, DataType::bfloat16), all.size(),
         [&](size_t i) { return std::pair(all[i], bf.from_float(fp16_to_fp32_(all[i]))); },
         "f16->bf16");
     expect_narrow(
-        convert<uint16_t>(GgmlType::bf16, all, OutputType::float16), all.size(),
+        convert<uint16_t>(GgmlType::bf16, all, DataType::float16), all.size(),
         [&](size_t i) { return std::pair(all[i], half.from_float(bf16_to_fp32_(all[i]))); },
         "bf16->f16");
 }
 
 TEST_P(PlainTypes, SameFormatIsAByteCopy) {
     const std::vector<uint16_t> all = all_16_bit_patterns();  // signalling NaNs included
-    EXPECT_EQ(all, convert<uint16_t>(GgmlType::f16, all, OutputType::float16));
-    EXPECT_EQ(all, convert<uint16_t>(GgmlType::bf16, all, OutputType::bfloat16));
+    EXPECT_EQ(all, convert<uint16_t>(GgmlType::f16, all, DataType::float16));
+    EXPECT_EQ(all, convert<uint16_t>(GgmlType::bf16, all, DataType::bfloat16));
     const std::vector<float> f = tricky_floats();
-    const auto got_f = convert<float>(GgmlType::f32, f, OutputType::float32);
+    const auto got_f = convert<float>(GgmlType::f32, f, DataType::float32);
     EXPECT_EQ(0, std::memcmp(f.data(), got_f.data(), f.size() * 4));
     const std::vector<double> d = tricky_doubles();
-    const auto got_d = convert<double>(GgmlType::f64, d, OutputType::float64);
+    const auto got_d = convert<double>(GgmlType::f64, d, DataType::float64);
     EXPECT_EQ(0, std::memcmp(d.data(), got_d.data(), d.size() * 8));
 }
 
@@ -198,12 +196,12 @@ TEST_P(PlainTypes, FloatToHalfBfloat16Double) {
     const auto &half = testref::half_reference();
     const auto &bf = testref::bfloat16_reference();
     expect_narrow(
-        convert<uint16_t>(GgmlType::f32, f, OutputType::float16), f.size(),
+        convert<uint16_t>(GgmlType::f32, f, DataType::float16), f.size(),
         [&](size_t i) { return std::pair(f[i], half.from_float(f[i])); }, "f32->f16");
     expect_narrow(
-        convert<uint16_t>(GgmlType::f32, f, OutputType::bfloat16), f.size(),
+        convert<uint16_t>(GgmlType::f32, f, DataType::bfloat16), f.size(),
         [&](size_t i) { return std::pair(f[i], bf.from_float(f[i])); }, "f32->bf16");
-    const auto got = convert<double>(GgmlType::f32, f, OutputType::float64);
+    const auto got = convert<double>(GgmlType::f32, f, DataType::float64);
     for (size_t i = 0; i < f.size(); ++i) {
         if (std::isnan(f[i]))
             ASSERT_TRUE(std::isnan(got[i])) << i;
@@ -217,12 +215,12 @@ TEST_P(PlainTypes, DoubleRoundsOnce) {
     const auto &half = testref::half_reference();
     const auto &bf = testref::bfloat16_reference();
     expect_narrow(
-        convert<uint16_t>(GgmlType::f64, d, OutputType::float16), d.size(),
+        convert<uint16_t>(GgmlType::f64, d, DataType::float16), d.size(),
         [&](size_t i) { return std::pair(d[i], half.from_double(d[i])); }, "f64->f16");
     expect_narrow(
-        convert<uint16_t>(GgmlType::f64, d, OutputType::bfloat16), d.size(),
+        convert<uint16_t>(GgmlType::f64, d, DataType::bfloat16), d.size(),
         [&](size_t i) { return std::pair(d[i], bf.from_double(d[i])); }, "f64->bf16");
-    const auto got = convert<float>(GgmlType::f64, d, OutputType::float32);
+    const auto got = convert<float>(GgmlType::f64, d, DataType::float32);
     for (size_t i = 0; i < d.size(); ++i)
         ASSERT_TRUE(testref::is_nearest_even<float>(d[i], got[i])) << d[i] << " -> " << got[i];
 }
@@ -231,10 +229,10 @@ template <class I>
 void check_ints(GgmlType t, int64_t target) {
     SCOPED_TRACE(std::string(type_name(t)) + " on " + hwy::TargetName(target));
     const std::vector<I> v = tricky_ints<I>();
-    const auto f = convert<float>(t, v, OutputType::float32);
-    const auto d = convert<double>(t, v, OutputType::float64);
-    const auto h = convert<uint16_t>(t, v, OutputType::float16);
-    const auto b = convert<uint16_t>(t, v, OutputType::bfloat16);
+    const auto f = convert<float>(t, v, DataType::float32);
+    const auto d = convert<double>(t, v, DataType::float64);
+    const auto h = convert<uint16_t>(t, v, DataType::float16);
+    const auto b = convert<uint16_t>(t, v, DataType::bfloat16);
     const auto &half = testref::half_reference();
     const auto &bf = testref::bfloat16_reference();
     size_t bad = 0;
@@ -264,7 +262,7 @@ TEST_P(PlainTypes, UnalignedInput) {
     std::vector<uint8_t> buf(1 + 2 * 1000);
     for (size_t i = 0; i < buf.size(); ++i) buf[i] = uint8_t(i * 7);
     std::vector<float> got(1000);
-    quant::decode(GgmlType::f16, {buf.data() + 1, 2000}, 1000, got.data(), OutputType::float32, 1);
+    quant::decode(GgmlType::f16, {buf.data() + 1, 2000}, 1000, got.data(), DataType::float32, 1);
     for (size_t i = 0; i < 1000; ++i) {
         const float want = fp16_to_fp32_(uint16_t(buf[1 + 2 * i] | buf[2 + 2 * i] << 8));
         ASSERT_TRUE(testutil::same_floats({want}, {got[i]})) << i;

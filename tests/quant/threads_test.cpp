@@ -7,13 +7,11 @@
 namespace gguftool {
 namespace {
 
-using quant::OutputType;
-
-constexpr OutputType kOutputs[] = {OutputType::float32, OutputType::float16, OutputType::bfloat16,
-                                   OutputType::float64};
+constexpr DataType kOutputs[] = {DataType::float32, DataType::float16, DataType::bfloat16,
+                                 DataType::float64};
 
 std::vector<uint8_t> decode_bytes(GgmlType t, const std::vector<uint8_t> &in, size_t elements,
-                                  OutputType o, unsigned threads) {
+                                  DataType o, unsigned threads) {
     std::vector<uint8_t> out(elements * quant::output_size(o));
     quant::decode(t, in, elements, out.data(), o, threads);
     return out;
@@ -23,7 +21,7 @@ void check_thread_counts(GgmlType t, size_t elements) {
     const TypeTraits &tt = traits(t);
     const std::vector<uint8_t> in =
         testdata::random_bytes(elements / tt.block_size * tt.type_size, 31 + uint64_t(t));
-    for (OutputType o : kOutputs) {
+    for (DataType o : kOutputs) {
         SCOPED_TRACE(std::string(tt.name) + ", output type " + std::to_string(int(o)));
         std::vector<uint8_t> one;
         ASSERT_NO_THROW(one = decode_bytes(t, in, elements, o, 1));

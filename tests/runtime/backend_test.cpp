@@ -6,7 +6,6 @@
 namespace gguftool::rttest {
 namespace {
 
-using rt::DataType;
 using rt::DeviceTensor;
 
 class ForeignBackend final : public rt::Backend {

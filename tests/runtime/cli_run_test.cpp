@@ -8,8 +8,6 @@
 namespace gguftool::rttest {
 namespace {
 
-using rt::DataType;
-
 const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
 
 std::optional<DataType> plain_type(GgmlType t) {

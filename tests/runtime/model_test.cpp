@@ -7,8 +7,6 @@
 namespace gguftool::rttest {
 namespace {
 
-using rt::DataType;
-
 // A q4_0 DequantizePacked of initializer "w", 4 blocks = 72 bytes, + a float initializer output.
 ModelBuilder dq_of_initializer() {
     ModelBuilder b;

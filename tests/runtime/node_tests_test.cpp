@@ -80,7 +80,7 @@ TEST(NodeTests, ToleranceAndExact) {
     std::vector<float> v = expected.to_vector<float>();
     v[1] = std::nextafter(v[1], 100.0f);  // one ulp away
     onnx::TensorProto out;
-    rt::tensor_to_proto(tensor(rt::DataType::float32, expected.shape(), v), "y", out);
+    rt::tensor_to_proto(tensor(DataType::float32, expected.shape(), v), "y", out);
     write_file(path, out.SerializeAsString());
     EXPECT_TRUE(rt::run_node_tests(dst.string(), false).at(0).passed);
     EXPECT_FALSE(rt::run_node_tests(dst.string(), true).at(0).passed);

@@ -4,8 +4,6 @@
 namespace gguftool::rttest {
 namespace {
 
-using rt::DataType;
-
 const DataType kAllTypes[] = {
     DataType::float32, DataType::float16, DataType::bfloat16, DataType::float64, DataType::uint8,
     DataType::int8,    DataType::uint16,  DataType::int16,    DataType::uint32,  DataType::int32,
@@ -24,7 +22,7 @@ TEST(Npy, RoundTripEveryType) {
     for (const DataType t : kAllTypes)
         for (const rt::Shape &shape :
              {rt::Shape{}, rt::Shape{0}, rt::Shape{7}, rt::Shape{2, 3, 5}, rt::Shape{4, 0, 2}}) {
-            SCOPED_TRACE(fmt::format("{} {}", rt::dtype_name(t), rt::shape_string(shape)));
+            SCOPED_TRACE(fmt::format("{} {}", dtype_name(t), rt::shape_string(shape)));
             const rt::Tensor x = pattern(t, shape);
             const std::string path = tmp.file("x.npy");
             rt::write_npy(path, x);

@@ -9,8 +9,6 @@
 namespace gguftool::rttest {
 namespace {
 
-using rt::DataType;
-
 // ---------------------------------------------------------------------------------------------
 // OneHot
 
@@ -318,7 +316,7 @@ void check_binary(DataType dt, const rt::Shape &sa, const rt::Shape &sb, uint64_
         {"Sub", [](T u, T v) { return T(W(u) - W(v)); }},
         {"Mul", [](T u, T v) { return T(W(u) * W(v)); }}};
     for (const auto &[op, fn] : ops) {
-        SCOPED_TRACE(fmt::format("{} {} {} {}", op, rt::dtype_name(dt), rt::shape_string(sa),
+        SCOPED_TRACE(fmt::format("{} {} {} {}", op, dtype_name(dt), rt::shape_string(sa),
                                  rt::shape_string(sb)));
         ModelBuilder m;
         m.input("a").input("b").output("y");

@@ -8,8 +8,6 @@
 namespace gguftool::rttest {
 namespace {
 
-using rt::DataType;
-
 constexpr int64_t kEdgeInts[] = {INT64_MIN,
                                  -65,
                                  -9,

@@ -129,15 +129,14 @@ public:
         return *n;
     }
     // A graph input (dtype 0 = undeclared, no shape).
-    ModelBuilder &input(const std::string &name, rt::DataType dtype = rt::DataType::undefined) {
+    ModelBuilder &input(const std::string &name, DataType dtype = DataType::undefined) {
         auto *v = proto_.mutable_graph()->add_input();
         v->set_name(name);
-        if (dtype != rt::DataType::undefined)
+        if (dtype != DataType::undefined)
             v->mutable_type()->mutable_tensor_type()->set_elem_type(int32_t(dtype));
         return *this;
     }
-    ModelBuilder &input(const std::string &name, rt::DataType dtype,
-                        const std::vector<int64_t> &dims) {
+    ModelBuilder &input(const std::string &name, DataType dtype, const std::vector<int64_t> &dims) {
         input(name, dtype);
         auto *shape = proto_.mutable_graph()
                           ->mutable_input()
@@ -178,14 +177,14 @@ private:
 };
 
 template <class T>
-rt::Tensor tensor(rt::DataType dtype, rt::Shape shape, const std::vector<T> &values) {
+rt::Tensor tensor(DataType dtype, rt::Shape shape, const std::vector<T> &values) {
     return rt::Tensor::from_values(dtype, std::move(shape), values);
 }
 inline rt::Tensor scalar_i64(int64_t v) {
-    return tensor(rt::DataType::int64, {}, std::vector<int64_t>{v});
+    return tensor(DataType::int64, {}, std::vector<int64_t>{v});
 }
 inline rt::Tensor bytes_u8(const std::vector<uint8_t> &v) {
-    return tensor(rt::DataType::uint8, {int64_t(v.size())}, v);
+    return tensor(DataType::uint8, {int64_t(v.size())}, v);
 }
 
 // Runs `builder`'s model on the CPU and returns output 0.

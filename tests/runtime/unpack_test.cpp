@@ -7,8 +7,6 @@
 namespace gguftool::rttest {
 namespace {
 
-using rt::DataType;
-
 constexpr const char *kNode = "unpack_under_test";
 
 ModelBuilder unpack_model(std::initializer_list<onnx::AttributeProto> attrs) {

@@ -14,7 +14,6 @@
 namespace gguftool::verifytest {
 namespace {
 
-using runtime::DataType;
 using verify::compare;
 using verify::Diff;
 

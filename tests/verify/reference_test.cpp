@@ -10,7 +10,6 @@ namespace gguftool::verifytest {
 namespace {
 
 namespace fs = std::filesystem;
-using runtime::DataType;
 using runtime::Tensor;
 using test::run_gguftool;
 using test::RunResult;

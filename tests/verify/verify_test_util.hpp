@@ -209,39 +209,38 @@ inline void write_references(const std::string &gguf_path, const std::string &di
         runtime::Shape shape = {int64_t(t.ne[1]), int64_t(t.ne[0])};
         if (t.name == "t.q5_0") shape = {int64_t(t.elements)};  // any shape will do
         const std::string file = verify::reference_file(dir, t.name);
-        const auto own = [&](runtime::DataType dtype) {
+        const auto own = [&](DataType dtype) {
             runtime::write_npy(file, runtime::Tensor::copy_of(dtype, shape, t.data));
         };
         switch (t.type) {
             case GgmlType::f32:
-                own(runtime::DataType::float32);
+                own(DataType::float32);
                 break;
             case GgmlType::f16:
-                own(runtime::DataType::float16);
+                own(DataType::float16);
                 break;
             case GgmlType::bf16:
-                own(runtime::DataType::bfloat16);
+                own(DataType::bfloat16);
                 break;
             case GgmlType::f64:
-                own(runtime::DataType::float64);
+                own(DataType::float64);
                 break;
             case GgmlType::i8:
-                own(runtime::DataType::int8);
+                own(DataType::int8);
                 break;
             case GgmlType::i16:
-                own(runtime::DataType::int16);
+                own(DataType::int16);
                 break;
             case GgmlType::i32:
-                own(runtime::DataType::int32);
+                own(DataType::int32);
                 break;
             case GgmlType::i64:
-                own(runtime::DataType::int64);
+                own(DataType::int64);
                 break;
             default: {
                 const std::vector<float> v = expected_values(gguf_path, t);
                 ASSERT_EQ(v.size(), t.elements) << t.name;
-                runtime::write_npy(
-                    file, runtime::Tensor::from_values(runtime::DataType::float32, shape, v));
+                runtime::write_npy(file, runtime::Tensor::from_values(DataType::float32, shape, v));
             }
         }
     }

@@ -25,6 +25,10 @@ enum class DataType : int32_t {
     bfloat16 = 16,
 };
 
+// The TensorProto.DataType number, for protobuf fields and attributes (Cast's `to`).
+constexpr int32_t onnx_number(DataType t) {
+    return static_cast<int32_t>(t);
+}
 // The listed type with ONNX number `onnx_type`, or nullopt (string, complex, float8, ...).
 std::optional<DataType> dtype_from_onnx(int64_t onnx_type);
 size_t dtype_size(DataType t);       // bytes per element; 0 for undefined

@@ -33,9 +33,8 @@ enum class Mode { packed, unpack, dequantized };
 const char *mode_name(Mode m);  // "packed", "unpack", "dequantized"
 std::optional<Mode> mode_from_name(std::string_view name);
 
-// "float", "float16", "bfloat16", "double" <-> quant::OutputType (numbered as ONNX types).
-const char *output_type_name(quant::OutputType t);
-std::optional<quant::OutputType> output_type_from_name(std::string_view name);
+// "float", "float16", "bfloat16", "double" <-> DataType (numbered as ONNX types).
+std::optional<DataType> output_type_from_name(std::string_view name);
 
 // Offsets of tensors in the external data file are multiples of this.
 inline constexpr uint64_t kExternalAlignment = 4096;
@@ -46,7 +45,7 @@ inline constexpr uint64_t kProtobufLimit = 0x7FFFFFFF;
 struct Options {
     Mode mode = Mode::packed;
     // Element type of the decoded outputs (and of the initializers of dequantized mode).
-    quant::OutputType output_type = quant::OutputType::float32;
+    DataType output_type = DataType::float32;
     // Convert only tensors whose name matches one of these globs (fnmatch); empty: all.
     std::vector<std::string> tensor_globs;
     // Metadata arrays longer than this are cut to this many elements (and the model says so).

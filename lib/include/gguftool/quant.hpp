@@ -5,14 +5,14 @@
 #include <cstdint>
 #include <span>
 
+#include "gguftool/data_type.hpp"
 #include "gguftool/types.hpp"
 
 namespace gguftool::quant {
 
-// Output element types, numbered as ONNX TensorProto.DataType.
-enum class OutputType : int32_t { float32 = 1, float16 = 10, float64 = 11, bfloat16 = 16 };
-
-size_t output_size(OutputType t);  // bytes per element; 0 for a value outside the enum
+// Bytes per element of a type decode() writes (float32, float16, bfloat16, float64); 0 for any
+// other DataType.
+size_t output_size(DataType t);
 
 // Decodes `elements` values of type `type` from `input` into `output`, which must hold
 // elements * output_size(out_type) bytes and be aligned to output_size(out_type).
@@ -30,7 +30,7 @@ size_t output_size(OutputType t);  // bytes per element; 0 for a value outside t
 // Throws gguftool::Error on an unknown or removed type, a partial block, a wrong byte count, or a
 // format with no decoder.
 void decode(GgmlType type, std::span<const uint8_t> input, uint64_t elements, void *output,
-            OutputType out_type, unsigned threads = 0);
+            DataType out_type, unsigned threads = 0);
 
 // Convenience: decode to a float buffer.
 void decode_f32(GgmlType type, std::span<const uint8_t> input, uint64_t elements, float *output,

@@ -23,7 +23,9 @@
 #include <utility>
 #include <vector>
 
+#include "gguftool/data_type.hpp"
 #include "gguftool/error.hpp"
+#include "gguftool/opset29.hpp"
 #include "gguftool/types.hpp"
 
 namespace onnx {
@@ -35,31 +37,6 @@ namespace gguftool::runtime {
 
 // ---------------------------------------------------------------------------------------------
 // Tensors
-
-// Element types, numbered as ONNX TensorProto.DataType. The runtime supports the ones listed.
-enum class DataType : int32_t {
-    undefined = 0,
-    float32 = 1,
-    uint8 = 2,
-    int8 = 3,
-    uint16 = 4,
-    int16 = 5,
-    int32 = 6,
-    int64 = 7,
-    bool_ = 9,
-    float16 = 10,
-    float64 = 11,
-    uint32 = 12,
-    uint64 = 13,
-    bfloat16 = 16,
-};
-
-// The supported type with ONNX number `onnx_type`, or nullopt (string, complex, float8, ...).
-std::optional<DataType> dtype_from_onnx(int32_t onnx_type);
-size_t dtype_size(DataType t);       // bytes per element; 0 for undefined
-const char *dtype_name(DataType t);  // ONNX spelling: "float", "float16", "double", "bool", ...
-bool is_floating(DataType t);        // float32, float16, bfloat16, float64
-bool is_integer(DataType t);         // the eight integer types (not bool)
 
 using Shape = std::vector<int64_t>;  // ONNX (row-major) order
 
@@ -181,13 +158,10 @@ struct DeviceTensor {
 };
 
 // Unpack-29 with both spellings normalised: bits b is radix 2^b with group_size 1.
-struct UnpackParams {
-    size_t axis = 0;           // 0 <= axis < rank
-    uint32_t radix = 2;        // 2..256
-    uint32_t group_size = 1;   // >= 1, radix^group_size <= 2^63 - 1
-    uint32_t index_bits = 1;   // W = ceil(log2(radix^group_size)), 1..63
-    uint64_t group_limit = 2;  // radix^group_size: every group index must be below it
-    uint64_t count = 0;        // output codes per row
+// An Unpack node's checked code layout (gguftool/opset29.hpp), its axis and its count.
+struct UnpackParams : opset29::Unpack {
+    size_t axis = 0;     // 0 <= axis < rank
+    uint64_t count = 0;  // output codes per row
 };
 
 struct OneHotParams {

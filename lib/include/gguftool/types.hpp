@@ -7,6 +7,8 @@
 #include <optional>
 #include <string_view>
 
+#include "gguftool/data_type.hpp"
+
 namespace gguftool {
 
 enum class GgmlType : uint32_t {
@@ -74,10 +76,10 @@ inline const char *type_name(GgmlType t) {
 // Looks a type up by ggml name, case-insensitively ("q4_K" and "q4_k" both work).
 std::optional<GgmlType> type_from_name(std::string_view name);
 
-// The ONNX TensorProto.DataType that holds a plain type's values unchanged (f32 -> FLOAT 1,
-// f16 -> FLOAT16 10, i8 -> INT8 3, ...); 0 (UNDEFINED) for quantized and removed types. Used
-// wherever a plain GGUF tensor meets ONNX: export, verify, run --compare.
-int32_t onnx_data_type(GgmlType t);
+// The element type that holds a plain type's values unchanged (f32 -> float32, f16 -> float16,
+// i8 -> int8, ...); undefined for quantized and removed types. Used wherever a plain GGUF tensor
+// meets ONNX: export, verify, run --compare.
+DataType onnx_data_type(GgmlType t);
 
 // Bytes needed for `elements` values of type `t`; nullopt when elements is not a whole number of
 // blocks or the byte count overflows 64 bits.

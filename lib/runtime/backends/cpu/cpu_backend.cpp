@@ -47,7 +47,7 @@ Tensor CpuBackend::download(const DeviceTensor &t) {
 void CpuBackend::dequantize_packed(GgmlType format, const DeviceTensor &x, DeviceTensor &y) {
     const std::span<const uint8_t> in(bytes(x), x.nbytes());
     quant::decode(format, in, y.elements(), y.elements() ? mutable_bytes(y) : nullptr,
-                  static_cast<quant::OutputType>(int32_t(y.dtype)), threads_);
+                  static_cast<DataType>(int32_t(y.dtype)), threads_);
 }
 
 void CpuBackend::add(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {

@@ -62,7 +62,7 @@ struct RowDecoder {
     // `first` is a multiple of the group size.
     void decode(const uint8_t *src, size_t n, uint64_t first, uint64_t last, uint8_t *dst,
                 uint64_t row) const {
-        const unsigned w = p.index_bits;
+        const unsigned w = p.group_bits;
         if (p.group_size == 1) {
             if (w == 8) {
                 std::memcpy(dst, src + first, size_t(last - first));

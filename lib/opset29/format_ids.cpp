@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <cctype>
 
-#include "gguftool/onnx_schemas.hpp"
+#include "gguftool/opset29.hpp"
 
 namespace gguftool::opset29 {
 
 std::string format_name(GgmlType type) {
     const TypeTraits *t = type_traits(static_cast<uint32_t>(type));
     if (!t || !t->quantized)
-        throw Error("DequantizePacked", std::nullopt,
-                    fmt::format("type id {} is not a block format", static_cast<uint32_t>(type)));
+        throw Error(fmt::format("type id {} is not a block format", static_cast<uint32_t>(type)));
     std::string name = std::string("gguf:") + t->name;
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
