@@ -1,6 +1,7 @@
 // gguftool dump: everything in a GGUF file — header, metadata, tensors, values and statistics.
 #include "dump.hpp"
 
+#include <charconv>
 #include <memory>
 
 #include "commands.hpp"
@@ -51,6 +52,18 @@ int run(const Options &opt) {
     return problems.empty() ? kExitOk : kExitInvalid;
 }
 
+// Why `text` is not a --values count, or "" when it is one. Checked before CLI11 converts it, so
+// that the message says what the option takes (CLI11's own: "Could not convert: --values = x").
+std::string values_count_problem(const std::string &text) {
+    uint64_t n = 0;
+    const char *end = text.data() + text.size();
+    const auto [at, ec] = std::from_chars(text.data(), end, n);
+    if (text.empty() || ec != std::errc() || at != end)
+        return fmt::format("'{}' is not a count (a whole number of values to print)", text);
+    if (n == 0) return "takes a count of at least 1 (the number of values to print)";
+    return "";
+}
+
 }  // namespace dump
 
 Runner add_dump(CLI::App &app) {
@@ -65,13 +78,10 @@ Runner add_dump(CLI::App &app) {
                                  "Only tensors whose name matches GLOB (repeatable)")
                      ->type_name("GLOB")
                      ->allow_extra_args(false);
-    auto *values =
-        cmd->add_option("--values", opt->values,
-                        "Show the first N decoded values of each selected tensor")
-            ->type_name("N")
-            ->check(CLI::Validator(
-                [](std::string &s) { return s.starts_with('-') ? "must not be negative" : ""; }, "",
-                "NonNegative"));
+    auto *values = cmd->add_option("--values", opt->values,
+                                   "Show the first N decoded values of each selected tensor")
+                       ->type_name("N")
+                       ->check(CLI::Validator(dump::values_count_problem, "", "Count"));
     auto *stats =
         cmd->add_flag("--stats", opt->stats,
                       "Show min, max, mean, std and NaN/Inf counts of each selected tensor");

@@ -141,6 +141,23 @@ void put_json_value(Out &out, const Value &v) {
     }
 }
 
+// What an array of arrays holds, which its "array_type" ("array") does not say: one entry per
+// inner array, its element type, or, when it is an array of arrays as well, the list of its own
+// entries. [[1, 2], [["a"]]] is described as ["int32", ["string"]].
+void put_element_array_types(Out &out, const Value &v) {
+    out.put('[');
+    bool first = true;
+    v.for_each_element([&](const Value &e) {
+        if (!first) out.put(',');
+        first = false;
+        if (e.array_type() == ValueType::array)
+            put_element_array_types(out, e);
+        else
+            out.print("\"{}\"", gguf::value_type_name(e.array_type()));
+    });
+    out.put(']');
+}
+
 void put_metadata(Out &out, const gguf::File &f) {
     out.put(",\n  \"metadata\": [");
     bool first = true;
@@ -149,8 +166,13 @@ void put_metadata(Out &out, const gguf::File &f) {
         first = false;
         put_json_string(out, e.key);
         out.print(", \"type\": \"{}\"", gguf::value_type_name(e.value.type()));
-        if (e.value.type() == ValueType::array)
+        if (e.value.type() == ValueType::array) {
             out.print(", \"array_type\": \"{}\"", gguf::value_type_name(e.value.array_type()));
+            if (e.value.array_type() == ValueType::array) {
+                out.put(", \"element_array_types\": ");
+                put_element_array_types(out, e.value);
+            }
+        }
         out.put(", \"value\": ");
         put_json_value(out, e.value);
         out.put('}');

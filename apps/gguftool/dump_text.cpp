@@ -88,7 +88,8 @@ void write_header(Out &out, const gguf::Model &model, const Style &st) {
     field("version", std::to_string(f.version()));
     field("byte order", f.byte_order() == gguf::ByteOrder::little ? "little-endian" : "big-endian");
     field("alignment", std::to_string(f.alignment()));
-    field("metadata", fmt::format("{} key-value pairs", f.metadata().size()));
+    const size_t pairs = f.metadata().size();
+    field("metadata", fmt::format("{} {}", pairs, plural(pairs, "key-value pair")));
     field("tensors",
           split ? fmt::format("{} in {} shards", model.tensors().size(), model.shards().size())
                 : std::to_string(model.tensors().size()));
@@ -98,8 +99,9 @@ void write_header(Out &out, const gguf::Model &model, const Style &st) {
     out.print("  {}shards{}\n", st.dim, st.reset);
     for (size_t i = 0; i < model.shards().size(); ++i) {
         const gguf::File &s = *model.shards()[i];
-        out.print("    {:>3}  {}  ({} tensors, data offset {}, {} bytes)\n", i, s.path(),
-                  s.tensors().size(), s.data_offset(), s.file_size());
+        out.print("    {:>3}  {}  ({} {}, data offset {}, {} {})\n", i, s.path(),
+                  s.tensors().size(), plural(s.tensors().size(), "tensor"), s.data_offset(),
+                  s.file_size(), plural(s.file_size(), "byte"));
     }
 }
 
@@ -109,7 +111,9 @@ void write_metadata(Out &out, const gguf::File &f, const Style &st) {
         key_width = std::max(key_width, std::min(kKeyColumnMax, display_width(e.key)));
         type_width = std::max(type_width, type_label(e.value).size());
     }
-    out.print("\n{}metadata{} ({} key-value pairs)\n", st.bold, st.reset, f.metadata().size());
+    const size_t pairs = f.metadata().size();
+    out.print("\n{}metadata{} ({} {})\n", st.bold, st.reset, pairs,
+              plural(pairs, "key-value pair"));
     for (const gguf::MetadataEntry &e : f.metadata()) {
         out.print("  {}", st.key);
         const size_t w = put_display_string(out, e.key, SIZE_MAX);
@@ -141,8 +145,11 @@ void write_tensor_table(Out &out, const gguf::Model &model, const Options &opt,
         out.print("\n{}tensors{} ({} of {} match)\n", st.bold, st.reset, reports.size(), total);
     if (reports.empty()) return;
 
-    size_t w_index = 1, w_name = 4, w_type = 4, w_shape = 5, w_elements = 8, w_bytes = 5,
-           w_offset = 6;
+    // The shape is in GGUF's order, ne0 (the fastest-varying dimension) first: the header says
+    // so, since `run` and ONNX list the same dimensions the other way round.
+    constexpr std::string_view kShapeHeader = "shape (GGUF order)";
+    size_t w_index = 1, w_name = 4, w_type = 4, w_shape = kShapeHeader.size(), w_elements = 8,
+           w_bytes = 5, w_offset = 6;
     for (const TensorReport &r : reports) {
         const gguf::TensorInfo &t = *r.info;
         w_index = std::max(w_index, decimal_digits(uint64_t(&t - model.tensors().data())));
@@ -154,8 +161,8 @@ void write_tensor_table(Out &out, const gguf::Model &model, const Options &opt,
         w_offset = std::max(w_offset, decimal_digits(t.offset));
     }
     out.print("  {}{:>{}}  {:<{}}  {:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}{}{}\n", st.dim, "#",
-              w_index, "name", w_name, "type", w_type, "shape", w_shape, "elements", w_elements,
-              "bytes", w_bytes, "offset", w_offset, split ? "  shard" : "", st.reset);
+              w_index, "name", w_name, "type", w_type, kShapeHeader, w_shape, "elements",
+              w_elements, "bytes", w_bytes, "offset", w_offset, split ? "  shard" : "", st.reset);
     // Plain puts, no format strings: this loop runs once per tensor.
     for (const TensorReport &r : reports) {
         const gguf::TensorInfo &t = *r.info;
@@ -213,8 +220,8 @@ void write_summary(Out &out, const std::vector<TensorReport> &reports, const Sty
                   t.elements, t.bytes, bpw(t));
     out.print("  {:<8}  {:>8}  {:>14}  {:>14}  {:>11}\n", "total", all.tensors, all.elements,
               all.bytes, bpw(all));
-    out.print("  {} parameters, {}, {} bits per weight on average\n", human_count(all.elements),
-              human_bytes(all.bytes), bpw(all));
+    out.print("  {} {}, {}, {} bits per weight on average\n", human_count(all.elements),
+              plural(all.elements, "parameter"), human_bytes(all.bytes), bpw(all));
 }
 
 std::string number(double v) {
@@ -247,26 +254,38 @@ std::string value_text(const Values &v, size_t i) {
     return fmt::format("{}", static_cast<float>(v.reals[i]));
 }
 
+// One layout for the whole section, so that the columns of every tensor line up: one width, that
+// of the widest value shown, and a power of two of values per row (8, 4, 2 or 1: as many as fit
+// in 96 columns). Rows then start at element indices that are multiples of it, and the usual
+// counts (--values 8, 16, 100 ...) fill every row but perhaps the last.
 void write_values(Out &out, const std::vector<TensorReport> &reports, const Style &st) {
+    std::vector<std::vector<std::string>> texts(reports.size());
+    size_t w = 1;
+    for (size_t r = 0; r < reports.size(); ++r) {
+        const Values *v = reports[r].values();
+        if (!v) continue;
+        texts[r].resize(v->size());
+        for (size_t i = 0; i < v->size(); ++i)
+            w = std::max(w, (texts[r][i] = value_text(*v, i)).size());
+    }
+    size_t per_row = 8;
+    while (per_row > 1 && per_row * (w + 2) > 96) per_row /= 2;
+
     out.print("\n{}values{}\n", st.bold, st.reset);
-    for (const TensorReport &r : reports) {
+    for (size_t r = 0; r < reports.size(); ++r) {
+        const TensorReport &report = reports[r];
         out.put("  ");
-        put_display_string(out, r.info->name, SIZE_MAX);
-        if (!r.values()) {
-            out.print(" {}({}){}: cannot decode: {}\n", st.dim, type_name(r.info->type), st.reset,
-                      r.error());
+        put_display_string(out, report.info->name, SIZE_MAX);
+        if (!report.values()) {
+            out.print(" {}({}){}: cannot decode: {}\n", st.dim, type_name(report.info->type),
+                      st.reset, report.error());
             continue;
         }
-        const Values &v = *r.values();
-        out.print(" {}({}, first {} of {}){}\n", st.dim, type_name(r.info->type), v.size(),
-                  r.info->elements, st.reset);
-        std::vector<std::string> texts(v.size());
-        size_t w = 1;
-        for (size_t i = 0; i < v.size(); ++i) w = std::max(w, (texts[i] = value_text(v, i)).size());
-        const size_t per_line = std::max<size_t>(1, 96 / (w + 2));
-        for (size_t i = 0; i < texts.size(); ++i) {
-            out.print("{}{:>{}}", i % per_line == 0 ? "    " : "  ", texts[i], w);
-            if (i % per_line == per_line - 1 || i + 1 == texts.size()) out.put('\n');
+        out.print(" {}({}, first {} of {}){}\n", st.dim, type_name(report.info->type),
+                  texts[r].size(), report.info->elements, st.reset);
+        for (size_t i = 0; i < texts[r].size(); ++i) {
+            out.print("{}{:>{}}", i % per_row == 0 ? "    " : "  ", texts[r][i], w);
+            if (i % per_row == per_row - 1 || i + 1 == texts[r].size()) out.put('\n');
         }
     }
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace gguftool::cli {
@@ -225,6 +226,13 @@ size_t display_width(std::string_view s);
 // for non-finite values. JSON writers must test std::isfinite first.
 void put_float(Out &out, float v);
 void put_double(Out &out, double v);
+
+// `noun` as it follows the count n: "1 tensor", "2 tensors" (nouns with a regular plural).
+inline std::string plural(uint64_t n, std::string_view noun) {
+    std::string s(noun);
+    if (n != 1) s += 's';
+    return s;
+}
 
 // ANSI styles; all empty when colour is off.
 struct Style {

@@ -9,7 +9,9 @@
 
 #include "commands.hpp"
 #include "gguftool/runtime.hpp"
+#include "output.hpp"
 #include "run_compare.hpp"
+#include "run_table.hpp"
 
 namespace gguftool::cli {
 namespace run {
@@ -60,7 +62,8 @@ std::string output_file(const std::string &dir, const std::string &name) {
     return (std::filesystem::path(dir) / (safe + ".npy")).string();
 }
 
-void print_summary(const std::string &name, const rt::Tensor &t) {
+// The summary row of an output: its first values, "..." when there are more.
+void print_summary(const OutputTable &table, const std::string &name, const rt::Tensor &t) {
     constexpr uint64_t kShown = 8;
     std::string values;
     const uint64_t n = std::min<uint64_t>(kShown, t.elements());
@@ -89,7 +92,7 @@ void print_summary(const std::string &name, const rt::Tensor &t) {
         }
         if (t.elements() > n) values += " ...";
     }
-    fmt::print("{}  {} {}{}\n", name, dtype_name(t.dtype()), rt::shape_string(t.shape()), values);
+    table.print_row(name, t, std::string_view(values).substr(values.empty() ? 0 : 1));
 }
 
 void print_benchmark(const std::vector<rt::NodeProfile> &profile, double total_seconds) {
@@ -150,6 +153,13 @@ int run_model(const Options &opt) {
     rt::Session session(model, ro);
     CompareTally tally;
     std::set<std::string> files;
+    // The table of outputs: the summary (the default), or --compare's results.
+    const bool summary = opt.output_dir.empty() && !gguf;
+    const OutputTable table(model);
+    if (gguf)
+        table.print_header(kCompareHeader);
+    else if (summary)
+        table.print_header("first values");
     const auto start = std::chrono::steady_clock::now();
     session.run(inputs, [&](const std::string &name, const rt::Tensor &value) {
         if (!opt.output_dir.empty()) {
@@ -159,14 +169,15 @@ int run_model(const Options &opt) {
                             fmt::format("two outputs map to this file (\"{}\")", name));
             rt::write_npy(file, value);
         }
-        if (gguf) compare_output(*gguf, name, value, opt.threads, tally);
-        if (opt.output_dir.empty() && !gguf) print_summary(name, value);
+        if (gguf) compare_output(table, *gguf, name, value, opt.threads, tally);
+        if (summary) print_summary(table, name, value);
         std::fflush(stdout);
     });
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!opt.output_dir.empty())
-        fmt::print("wrote {} outputs to {}\n", files.size(), opt.output_dir);
+        fmt::print("wrote {} {} to {}\n", files.size(), plural(files.size(), "output"),
+                   opt.output_dir);
     if (gguf)
         fmt::print("compare: {} match, {} differ, {} not compared\n", tally.matched,
                    tally.differing, tally.not_compared);

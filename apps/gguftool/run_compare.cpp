@@ -16,16 +16,21 @@ DataType integer_type(GgmlType t) {
     return is_integer(d) ? d : DataType::undefined;
 }
 
+constexpr size_t kGgufTypeWidth = 9;  // "GGUF type", wider than every type name
+
 }  // namespace
 
-void compare_output(const gguf::Model &gguf, const std::string &name, const runtime::Tensor &value,
-                    unsigned threads, CompareTally &tally) {
-    const std::string head = fmt::format("{}  {} {}", name, dtype_name(value.dtype()),
-                                         runtime::shape_string(value.shape()));
+void compare_output(const OutputTable &table, const gguf::Model &gguf, const std::string &name,
+                    const runtime::Tensor &value, unsigned threads, CompareTally &tally) {
     const gguf::TensorInfo *info = gguf.find_tensor(name);
+    const auto row = [&](std::string_view result) {
+        table.print_row(
+            name, value,
+            fmt::format("{:<{}}  {}", info ? type_name(info->type) : "-", kGgufTypeWidth, result));
+    };
     if (!info) {
         ++tally.not_compared;
-        fmt::print("{}  not compared: no GGUF tensor of this name\n", head);
+        row("not compared: no GGUF tensor of this name");
         return;
     }
     const char *type = type_name(info->type);
@@ -36,8 +41,8 @@ void compare_output(const gguf::Model &gguf, const std::string &name, const runt
     if (got_shape.empty()) got_shape.push_back(1);
     if (shape != got_shape) {
         ++tally.differing;
-        fmt::print("{}  MISMATCH: GGUF {} has shape {}\n", head, type,
-                   runtime::shape_string(shape));
+        row(fmt::format("MISMATCH: the GGUF tensor's shape is {} (ONNX order)",
+                        runtime::shape_string(shape)));
         return;
     }
 
@@ -51,17 +56,17 @@ void compare_output(const gguf::Model &gguf, const std::string &name, const runt
         expected = runtime::Tensor::copy_of(value.dtype(), value.shape(), info->data);
     } else {
         ++tally.not_compared;
-        fmt::print("{}  not compared: a {} output cannot hold GGUF type {}\n", head,
-                   dtype_name(value.dtype()), type);
+        row(fmt::format("not compared: a {} output cannot hold GGUF type {}",
+                        dtype_name(value.dtype()), type));
         return;
     }
     const runtime::Comparison c = runtime::compare(value, expected, /*exact=*/true);
     if (c.equal) {
         ++tally.matched;
-        fmt::print("{}  {}  match\n", head, type);
+        row("match");
     } else {
         ++tally.differing;
-        fmt::print("{}  {}  MISMATCH: {}\n", head, type, c.message);
+        row("MISMATCH: " + c.message);
     }
 }
 

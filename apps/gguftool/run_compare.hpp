@@ -6,6 +6,7 @@
 
 #include "gguftool/gguf.hpp"
 #include "gguftool/runtime.hpp"
+#include "run_table.hpp"
 
 namespace gguftool::cli::run {
 
@@ -13,8 +14,12 @@ struct CompareTally {
     size_t matched = 0, differing = 0, not_compared = 0;
 };
 
-// Compares one output and prints its line ("name  q4_K -> float [2, 32]  match").
-void compare_output(const gguf::Model &gguf, const std::string &name, const runtime::Tensor &value,
-                    unsigned threads, CompareTally &tally);
+// The headers of the columns compare_output adds to the output table.
+inline constexpr std::string_view kCompareHeader = "GGUF type  result";
+
+// Compares one output and prints its row of `table`: name, type, shape, the GGUF tensor's type
+// and the result ("match", "MISMATCH: ...", "not compared: ...").
+void compare_output(const OutputTable &table, const gguf::Model &gguf, const std::string &name,
+                    const runtime::Tensor &value, unsigned threads, CompareTally &tally);
 
 }  // namespace gguftool::cli::run

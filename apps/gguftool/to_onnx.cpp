@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/onnx_export.hpp"
+#include "output.hpp"
 
 namespace gguftool::cli {
 namespace {
@@ -95,8 +96,8 @@ int run(const Options &opt) {
     std::string forms;
     if (r.unpacked) forms += fmt::format(", {} as Unpack", r.unpacked);
     if (r.packed) forms += fmt::format(", {} as DequantizePacked", r.packed);
-    fmt::print("{}: {} tensors ({} mode{}), {} of tensor data", r.model_path, r.tensors, opt.mode,
-               forms, human_bytes(double(r.tensor_bytes)));
+    fmt::print("{}: {} {} ({} mode{}), {} of tensor data", r.model_path, r.tensors,
+               plural(r.tensors, "tensor"), opt.mode, forms, human_bytes(double(r.tensor_bytes)));
     if (!r.data_path.empty())
         fmt::print(" in {}", std::filesystem::path(r.data_path).filename().string());
     fmt::print("\n");

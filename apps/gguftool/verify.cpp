@@ -57,8 +57,9 @@ public:
         constexpr int kWidth = 30;
         const double fraction = total_ ? double(done_) / double(total_) : 0.0;
         const int filled = static_cast<int>(fraction * kWidth);
-        fmt::print(stderr, "\r[{}{}] {:3.0f}%  {} tensors verified ", std::string(filled, '#'),
-                   std::string(kWidth - filled, '.'), fraction * 100, tensors_);
+        fmt::print(stderr, "\r[{}{}] {:3.0f}%  {} {} verified ", std::string(filled, '#'),
+                   std::string(kWidth - filled, '.'), fraction * 100, tensors_,
+                   plural(tensors_, "tensor"));
         std::fflush(stderr);
         drawn_ = true;
     }
@@ -200,11 +201,13 @@ int run(const Options &opt) {
         uint64_t elements = 0;
         for (const vf::TensorResult &r : report.tensors) elements += r.elements;
         const size_t n = report.tensors.size();
-        fmt::print("\n{}{} tensor{}: {} match, {} mismatch, {} not compared{} ({} elements)\n",
-                   st.bold, n, n == 1 ? "" : "s", report.matched, report.mismatched,
-                   report.not_compared, st.reset, elements);
-        fmt::print("decoded by {} ({} SIMD, {} threads)\n", report.decoding, quant::active_target(),
-                   opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency()));
+        fmt::print("\n{}{} {}: {} match, {} mismatch, {} not compared{} ({} {})\n", st.bold, n,
+                   plural(n, "tensor"), report.matched, report.mismatched, report.not_compared,
+                   st.reset, elements, plural(elements, "element"));
+        const unsigned threads =
+            opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+        fmt::print("decoded by {} ({} SIMD, {} {})\n", report.decoding, quant::active_target(),
+                   threads, plural(threads, "thread"));
         fmt::print("compared with {}\n", report.reference);
     }
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {

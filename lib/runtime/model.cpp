@@ -11,6 +11,7 @@
 
 #include "mapped_file.hpp"
 #include "model_impl.hpp"
+#include "op_versions.hpp"
 
 namespace gguftool::runtime {
 namespace {
@@ -89,28 +90,30 @@ void resolve_nodes(Impl &impl, const onnx::GraphProto &g, std::vector<Impl::Node
         std::string why;
         node.op = detail::find_op(n.op_type(), impl.opset, &why);
         if (!node.op) fail(why);
-        node.label = node_label(n, size_t(i), node.op->since);
+        node.version = detail::onnx_op_version(n.op_type(), impl.opset, node.op->since);
+        node.label = node_label(n, size_t(i), node.version);
         const detail::OpDef &op = *node.op;
         if (n.input_size() < op.min_inputs || n.input_size() > op.max_inputs)
             fail(op.min_inputs == op.max_inputs
                      ? fmt::format("has {} inputs, needs {}", n.input_size(), op.min_inputs)
                      : fmt::format("has {} inputs, needs {} to {}", n.input_size(), op.min_inputs,
                                    op.max_inputs),
-                 op.since);
+                 node.version);
         if (n.output_size() < op.min_outputs || n.output_size() > op.max_outputs)
             fail(fmt::format("has {} outputs, needs {}", n.output_size(), op.min_outputs),
-                 op.since);
+                 node.version);
         for (int k = 0; k < op.min_inputs; ++k)
-            if (n.input(k).empty()) fail(fmt::format("required input {} is empty", k), op.since);
+            if (n.input(k).empty())
+                fail(fmt::format("required input {} is empty", k), node.version);
         for (const std::string &o : n.output())
-            if (o.empty()) fail("has an output with an empty name", op.since);
+            if (o.empty()) fail("has an output with an empty name", node.version);
         std::set<std::string> seen;
         for (const onnx::AttributeProto &a : n.attribute()) {
             if (std::find(op.attributes.begin(), op.attributes.end(), a.name()) ==
                 op.attributes.end())
-                fail(fmt::format("unknown attribute '{}'", a.name()), op.since);
+                fail(fmt::format("unknown attribute '{}'", a.name()), node.version);
             if (!seen.insert(a.name()).second)
-                fail(fmt::format("attribute '{}' is given twice", a.name()), op.since);
+                fail(fmt::format("attribute '{}' is given twice", a.name()), node.version);
         }
         nodes.push_back(std::move(node));
     }

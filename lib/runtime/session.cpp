@@ -168,7 +168,7 @@ void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
             for (const DeviceTensor &o : ctx.outputs()) written += o.nbytes();
             // Views move no data.
             if (node.op->view) bytes_read = written = 0;
-            impl_->profiles.push_back({node.name, fmt::format("{}-{}", p.op_type(), node.op->since),
+            impl_->profiles.push_back({node.name, fmt::format("{}-{}", p.op_type(), node.version),
                                        seconds, bytes_read, written});
         }
         for (int k = 0; k < p.output_size(); ++k) {

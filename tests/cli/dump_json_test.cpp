@@ -281,6 +281,9 @@ TEST(DumpJson, NestedArraysAndBigEndian) {
         const json &md = doc["metadata"];
         EXPECT_EQ(md[0]["type"], "array");
         EXPECT_EQ(md[0]["array_type"], "array");
+        // The inner arrays' element types, nested as the arrays are.
+        EXPECT_EQ(md[0]["element_array_types"], json::parse(R"(["int32","int32",["string"]])"));
+        EXPECT_FALSE(md[2].contains("element_array_types")) << "only arrays of arrays have it";
         EXPECT_EQ(md[0]["value"], json::parse(R"([[1,-2,3],[],[["x","y"]]])"));
         EXPECT_EQ(md[1]["value"], 0x01020304);
         EXPECT_EQ(md[2]["value"], json::parse("[0.5,-2.25]"));

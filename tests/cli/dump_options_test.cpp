@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli_support.hpp"
+#include "gguftool/gguf_writer.hpp"
 
 namespace gguftool::test {
 namespace {
@@ -179,6 +180,110 @@ TEST(DumpOptions, UsageErrorsExitWith2) {
     }
     EXPECT_EQ(run_gguftool({"--help"}).status, 0);
     EXPECT_EQ(run_gguftool({"dump", "--help"}).status, 0);
+}
+
+// --values takes a count of at least 1, and says so.
+TEST(DumpOptions, ValuesCountErrorsSayWhatIsWanted) {
+    for (const std::string bad : {"FILE", "-3", "2.5", "", "99999999999999999999999"}) {
+        const RunResult r = run_gguftool({"dump", "--values", bad, kSample});
+        EXPECT_EQ(r.status, 2) << bad;
+        EXPECT_NE(r.err.find("--values: '" + bad + "' is not a count (a whole number of values"),
+                  std::string::npos)
+            << r.err;
+    }
+    const RunResult zero = run_gguftool({"dump", "--values", "0", kSample});
+    EXPECT_EQ(zero.status, 2);
+    EXPECT_NE(zero.err.find("--values: takes a count of at least 1"), std::string::npos)
+        << zero.err;
+    EXPECT_TRUE(zero.out.empty()) << "nothing is dumped on a usage error";
+}
+
+// The lines of `out` from the one starting with `heading` to the next empty line.
+std::vector<std::string> section(const std::string &out, const std::string &heading) {
+    std::vector<std::string> lines;
+    std::istringstream in(out.substr(out.find("\n" + heading + "\n") + 1));
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line) && !line.empty()) lines.push_back(line);
+    return lines;
+}
+
+// The tensor table's shape column says its order, and stays aligned.
+TEST(DumpOptions, TensorTableShapeColumnSaysGgufOrder) {
+    const RunResult r = run_gguftool({"dump", "--no-metadata", kSample});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> table = section(r.out, "tensors (21)");
+    ASSERT_EQ(table.size(), 22u) << r.out;
+    const size_t shape = table[0].find("shape (GGUF order)");
+    ASSERT_NE(shape, std::string::npos) << table[0];
+    // Right-aligned numbers end where their header ends; every shape starts under its header.
+    const size_t elements_end = table[0].find("elements") + 8;
+    const json doc = dump_json({"--no-metadata", kSample});
+    for (size_t i = 1; i < table.size(); ++i) {
+        const json &t = doc["tensors"][i - 1];
+        std::string dims;  // GGUF order: ne0 first, as "dims" in the JSON
+        for (const json &d : t["dims"]) dims += (dims.empty() ? "" : " x ") + d.dump();
+        EXPECT_EQ(table[i].substr(shape, dims.size() + 1), dims + " ") << table[i];
+        const std::string elements = t["elements"].dump();
+        EXPECT_EQ(table[i].substr(elements_end - elements.size(), elements.size() + 1),
+                  elements + " ")
+            << table[i];
+    }
+}
+
+// Values rows: one width for every value of the section, and a power of two per row, so that
+// --values 8 fills whole rows; the numbers are the JSON ones.
+TEST(DumpOptions, ValuesRowsAreEvenAndAligned) {
+    const std::vector<std::string> args = {"--no-metadata",           "--values", "8", "--tensor",
+                                           "blk.0.attn_[qkv].weight", kSample};
+    std::vector<std::string> text_args = {"dump"};
+    text_args.insert(text_args.end(), args.begin(), args.end());
+    const RunResult r = run_gguftool(text_args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json doc = dump_json(args);
+    const std::vector<std::string> lines = section(r.out, "values");
+    size_t row_length = 0, per_row = 0, tensor = 0;
+    std::vector<std::string> words;
+    for (const std::string &line : lines) {
+        if (!line.starts_with("    ")) {  // a tensor's heading
+            ASSERT_NE(line.find(doc["tensors"][tensor++]["name"].get<std::string>()),
+                      std::string::npos)
+                << line;
+            continue;
+        }
+        std::istringstream ws(line);
+        const std::vector<std::string> row{std::istream_iterator<std::string>(ws), {}};
+        if (row_length == 0) row_length = line.size(), per_row = row.size();
+        EXPECT_EQ(line.size(), row_length) << "ragged row: " << line;
+        EXPECT_EQ(row.size(), per_row) << line;
+        for (const std::string &w : row) words.push_back(w);
+    }
+    EXPECT_EQ(tensor, 3u);
+    ASSERT_GT(per_row, 0u);
+    EXPECT_EQ(per_row & (per_row - 1), 0u) << per_row << " per row is not a power of two";
+    EXPECT_EQ(8 % per_row, 0u);
+    ASSERT_EQ(words.size(), 24u) << r.out;
+    for (size_t i = 0; i < words.size(); ++i)
+        EXPECT_EQ(std::stod(words[i]), doc["tensors"][i / 8]["values"][i % 8].get<double>()) << i;
+}
+
+// A count and its noun agree: "1 key-value pair", "2 key-value pairs".
+TEST(DumpOptions, CountsAndNounsAgree) {
+    TempDir dir;
+    for (const int n : {1, 2}) {
+        const std::string path = dir.file(fmt::format("kv{}.gguf", n));
+        gguf::Writer w(3, gguf::ByteOrder::little);
+        for (int i = 0; i < n; ++i) w.add(fmt::format("k{}", i), gguf::MetaValue::u32(7));
+        w.write(path);
+        const RunResult r = run_gguftool({"dump", path});
+        ASSERT_EQ(r.status, 0) << r.err;
+        const std::string noun = n == 1 ? "key-value pair\n" : "key-value pairs\n";
+        EXPECT_NE(r.out.find(fmt::format("metadata     {} {}", n, noun)), std::string::npos)
+            << r.out;
+        EXPECT_NE(r.out.find(fmt::format("metadata ({} {}", n, noun.substr(0, noun.size() - 1))),
+                  std::string::npos)
+            << r.out;
+    }
 }
 
 // Invalid files: exit 1, and stderr names the file (and the byte offset, where there is one).

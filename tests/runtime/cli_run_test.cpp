@@ -1,6 +1,9 @@
 // `gguftool run` end to end: a graph built from testdata/sample.gguf (DequantizePacked for the
 // quantized tensors, initializers for the plain ones) run with --output-dir, --compare and
 // --benchmark; inputs from .npy and .pb; usage and model errors with their exit codes.
+#include <map>
+#include <sstream>
+
 #include "gguftool/gguf.hpp"
 #include "gguftool/reference.hpp"
 #include "runtime_test_util.hpp"
@@ -51,6 +54,22 @@ size_t count_of(const std::string &s, const std::string &what) {
     return n;
 }
 
+std::vector<std::string> lines_of(const std::string &s) {
+    std::vector<std::string> lines;
+    std::istringstream in(s);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// The cell of `row` under the column that starts at `header`'s `column` text (cells are
+// separated by two spaces or more; the last cell runs to the end of the row).
+std::string cell(const std::string &header, const std::string &row, const std::string &column) {
+    const size_t at = header.find(column);
+    if (at == std::string::npos || at >= row.size()) return "";
+    const size_t end = row.find("  ", at);
+    return row.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
 TEST(CliRun, CompareOutputDirAndBenchmark) {
     TempDir tmp;
     const gguf::Model g = gguf::Model::open(kSample);
@@ -61,6 +80,27 @@ TEST(CliRun, CompareOutputDirAndBenchmark) {
     CliResult r = run_cli({"run", tmp.file("sample.onnx"), "--compare", kSample});
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(count_of(r.out, "  match\n"), n) << r.out;
+    // A table: a header, then one row per output with its cells under the headers; the shape in
+    // ONNX order (GGUF's dims reversed).
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_GE(lines.size(), n + 1);
+    const std::string &header = lines[0];
+    EXPECT_EQ(header.rfind("name ", 0), 0u) << header;
+    for (const char *column : {"type", "shape (ONNX order)", "GGUF type", "result"})
+        EXPECT_NE(header.find(column), std::string::npos) << header;
+    std::map<std::string, std::string> rows;  // by name: outputs come as they are computed
+    for (size_t i = 1; i <= n; ++i) rows[cell(header, lines[i], "name")] = lines[i];
+    ASSERT_EQ(rows.size(), n) << r.out;
+    for (const gguf::TensorInfo &t : g.tensors()) {
+        const std::string &row = rows[std::string(t.name)];
+        std::vector<std::string> dims;
+        for (uint32_t d = t.n_dims; d-- > 0;) dims.push_back(std::to_string(t.ne[d]));
+        EXPECT_EQ(cell(header, row, "shape (ONNX order)"),
+                  fmt::format("[{}]", fmt::join(dims, ", ")))
+            << row;
+        EXPECT_EQ(cell(header, row, "GGUF type"), type_name(t.type)) << row;
+        EXPECT_EQ(cell(header, row, "result"), "match") << row;
+    }
     EXPECT_NE(r.out.find(fmt::format("compare: {} match, 0 differ, 0 not compared", n)),
               std::string::npos)
         << r.out;
@@ -71,9 +111,15 @@ TEST(CliRun, CompareOutputDirAndBenchmark) {
     b.save(tmp.file("broken.onnx"));
     r = run_cli({"run", tmp.file("broken.onnx"), "--compare", kSample});
     EXPECT_EQ(r.status, 1) << r.out;
-    EXPECT_NE(r.out.find("blk.0.attn_q.weight  float [256, 256]  q4_0  MISMATCH"),
-              std::string::npos)
-        << r.out;
+    bool named = false;
+    for (const std::string &row : lines_of(r.out))
+        if (cell(lines_of(r.out)[0], row, "name") == "blk.0.attn_q.weight") {
+            EXPECT_EQ(cell(lines_of(r.out)[0], row, "type"), "float") << row;
+            EXPECT_EQ(cell(lines_of(r.out)[0], row, "GGUF type"), "q4_0") << row;
+            EXPECT_EQ(cell(lines_of(r.out)[0], row, "result").rfind("MISMATCH: ", 0), 0u) << row;
+            named = true;
+        }
+    EXPECT_TRUE(named) << r.out;
     EXPECT_NE(r.out.find(fmt::format("compare: {} match, 1 differ", n - 1)), std::string::npos);
 
     // --output-dir: every output as .npy; the q4_0 one equals llama.cpp's decoding.
@@ -126,7 +172,9 @@ TEST(CliRun, InputsFromNpyAndPbAndSummary) {
     CliResult r = run_cli({"run", tmp.file("m.onnx"), "--input", "X=" + tmp.file("x.npy"),
                            "--input", "count=" + tmp.file("count.pb")});
     EXPECT_EQ(r.status, 0) << r.out;
-    EXPECT_EQ(r.out, "Y  uint8 [8] 0 1 2 3 4 5 6 7\n");
+    EXPECT_EQ(r.out,
+              "name  type      shape (ONNX order)  first values\n"
+              "Y     uint8     [8]                 0 1 2 3 4 5 6 7\n");
 
     // Missing input, wrong type, unknown name: model errors (exit 1).
     r = run_cli({"run", tmp.file("m.onnx"), "--input", "X=" + tmp.file("x.npy")});
@@ -150,6 +198,39 @@ TEST(CliRun, InputsFromNpyAndPbAndSummary) {
         r.out.find("node \"unpack\" (Unpack-29): input X has 3 words along axis 0 but count 9"),
         std::string::npos)
         << r.out;
+}
+
+// --benchmark and errors name a node's operator with the version the model's opset selects:
+// Identity-25 (the newest Identity, ONNX 1.20) at opset 29 and Identity-13 at opset 13, though the
+// runtime runs both with its Identity-1 row; Unpack exists only as Unpack-29.
+TEST(CliRun, NodeLabelsNameTheOperatorVersionOfTheOpset) {
+    TempDir tmp;
+    for (const auto &[opset, want] : {std::pair<int64_t, const char *>{29, "Identity-25"},
+                                      {13, "Identity-13"},
+                                      {12, "Identity-1"}}) {
+        ModelBuilder b(opset);
+        b.input("x", DataType::float32).output("y");
+        b.node("Identity", {"x"}, {"y"}, {}, "id");
+        const std::string model = tmp.file(fmt::format("id{}.onnx", opset));
+        b.save(model);
+        rt::write_npy(tmp.file("x.npy"), tensor(DataType::float32, {2}, std::vector<float>{1, 2}));
+        const CliResult r =
+            run_cli({"run", model, "--input", "x=" + tmp.file("x.npy"), "--benchmark"});
+        EXPECT_EQ(r.status, 0) << r.out;
+        bool found = false;
+        for (const std::string &line : lines_of(r.out))
+            if (line.rfind("id ", 0) == 0) {
+                EXPECT_NE(line.find(std::string(" ") + want + " "), std::string::npos) << line;
+                found = true;
+            }
+        EXPECT_TRUE(found) << r.out;
+        // The same label in an error.
+        b.node("Identity", {"nope"}, {"z"}, {}, "bad");
+        b.save(model);
+        const CliResult e = run_cli({"run", model, "--input", "x=" + tmp.file("x.npy")});
+        EXPECT_EQ(e.status, 1);
+        EXPECT_NE(e.out.find(fmt::format("node \"bad\" ({})", want)), std::string::npos) << e.out;
+    }
 }
 
 TEST(CliRun, UsageAndModelErrors) {

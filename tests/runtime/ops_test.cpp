@@ -360,7 +360,7 @@ TEST(Binary, HalfRoundsOnceAndErrors) {
     EXPECT_EQ(z.to_vector<uint16_t>(), (std::vector<uint16_t>{0x4000}));
     EXPECT_NE(run_error(m, {{"a", tensor(DataType::float32, {2}, std::vector<float>(2))},
                             {"b", tensor(DataType::float32, {3}, std::vector<float>(3))}})
-                  .find("node \"add\" (Add-7): shapes [2] and [3] cannot be broadcast together"),
+                  .find("node \"add\" (Add-14): shapes [2] and [3] cannot be broadcast together"),
               std::string::npos);
     EXPECT_NE(run_error(m, {{"a", tensor(DataType::float32, {2}, std::vector<float>(2))},
                             {"b", tensor(DataType::float64, {2}, std::vector<double>(2))}})
@@ -402,7 +402,7 @@ TEST(Gather, AxesNegativeIndicesAndErrors) {
         gather(0, tensor(DataType::int64, {1}, std::vector<int64_t>{3}));
     } catch (const Error &e) {
         EXPECT_NE(
-            std::string(e.what()).find("node \"g\" (Gather-11): index 3 (element 0 of indices) "
+            std::string(e.what()).find("node \"g\" (Gather-13): index 3 (element 0 of indices) "
                                        "is out of range for axis 0 of size 3"),
             std::string::npos)
             << e.what();
