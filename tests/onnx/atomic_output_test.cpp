@@ -3,6 +3,7 @@
 // failed conversion; the input is never written over.
 #include <signal.h>
 
+#include "gguftool/output_file.hpp"
 #include "onnx_test_util.hpp"
 
 namespace gguftool::onnxtest {
@@ -61,7 +62,15 @@ TEST(AtomicOutput, ErrorKeepsThePreviousOutput) {
     }
 }
 
-// SIGINT or SIGTERM during the write: the handler removes the temporary files, then the signal
+// What a program using the library does for a clean interrupt (gguftool/output_file.hpp; the CLI's
+// apps/gguftool/signals.cpp): its own handler removes the pending outputs, then ends by the signal.
+void remove_outputs_and_end(int sig) {
+    remove_pending_outputs();
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
+
+// SIGINT or SIGTERM during the write, with such a handler: the temporary files go, then the signal
 // ends the process as it would have.
 TEST(AtomicOutput, SignalLeavesNothing) {
     TempDir dir;
@@ -71,6 +80,7 @@ TEST(AtomicOutput, SignalLeavesNothing) {
             SCOPED_TRACE(std::string(strsignal(sig)) + (external ? ", external data" : ""));
             const pid_t pid = fork();
             if (pid == 0) {
+                ::signal(sig, remove_outputs_and_end);
                 onnx_export::Options o;
                 o.external_data = external;
                 o.progress = [sig](uint64_t done, uint64_t) {
@@ -89,6 +99,42 @@ TEST(AtomicOutput, SignalLeavesNothing) {
             EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"m.gguf"});
         }
     }
+}
+
+// The library leaves signals to the program: export_model changes no disposition, neither while
+// it writes nor after.
+TEST(AtomicOutput, ExportInstallsNoSignalHandler) {
+    TempDir dir;
+    write_model(dir.file("m.gguf"));
+    constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+    struct sigaction saved[std::size(kSignals)];
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &dfl, &saved[i]);
+    const auto all_default = [&] {
+        for (int sig : kSignals) {
+            struct sigaction now {};
+            ::sigaction(sig, nullptr, &now);
+            if (now.sa_handler != SIG_DFL) return false;
+        }
+        return true;
+    };
+    for (bool external : {false, true}) {
+        SCOPED_TRACE(external ? "external data" : "inline");
+        onnx_export::Options o;
+        o.external_data = external;
+        bool checked = false, default_while_writing = true;
+        o.progress = [&](uint64_t, uint64_t) {
+            checked = true;
+            default_while_writing = default_while_writing && all_default();
+        };
+        onnx_export::export_model(gguf::Model::open(dir.file("m.gguf")), dir.file("m.onnx"), o);
+        EXPECT_TRUE(checked);
+        EXPECT_TRUE(default_while_writing);
+        EXPECT_TRUE(all_default());
+    }
+    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &saved[i], nullptr);
 }
 
 TEST(AtomicOutput, RefusesToWriteOverTheInput) {
@@ -138,10 +184,13 @@ namespace gguftool::onnxtest {
 namespace {
 
 // The user presses Ctrl-C while `gguftool to-onnx` writes: a real SIGINT from outside, to the
-// CLI process, part-way through a 256 MiB conversion. Nothing may be left in the directory.
+// CLI process, part-way through a 256 MiB conversion. Nothing may be left in the directory. The
+// same for SIGTERM (kill) and SIGHUP (the terminal closes).
 TEST(AtomicOutput, CtrlCOnTheCommandLineLeavesNothing) {
-    for (bool external : {false, true}) {
-        SCOPED_TRACE(external ? "external data" : "inline");
+    const std::pair<int, bool> cases[] = {
+        {SIGINT, false}, {SIGINT, true}, {SIGTERM, false}, {SIGHUP, true}};
+    for (const auto &[sig, external] : cases) {
+        SCOPED_TRACE(std::string(strsignal(sig)) + (external ? ", external data" : ", inline"));
         TempDir dir;
         const std::string in = dir.file("big.gguf");
         // One f32 tensor of 2^26 zeros, stored sparse: the header, then a hole up to the end.
@@ -172,10 +221,10 @@ TEST(AtomicOutput, CtrlCOnTheCommandLineLeavesNothing) {
                 FAIL() << "to-onnx ended before it could be interrupted, status " << status;
         }
         ASSERT_TRUE(seen) << "no output appeared";
-        ::kill(pid, SIGINT);
+        ::kill(pid, sig);
         int status = 0;
         ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
         EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"big.gguf"});
     }
 }
