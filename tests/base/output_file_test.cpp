@@ -19,6 +19,7 @@
 
 #include "gguf_test_support.hpp"
 #include "gguftool/error.hpp"
+#include "signal_test_support.hpp"
 
 namespace gguftool::test {
 namespace {
@@ -39,20 +40,6 @@ std::string text_of(const std::string &path) {
 
 void write_text(const std::string &path, const std::string &text) {
     write_file(path, std::vector<uint8_t>(text.begin(), text.end()));
-}
-
-// What a program's handler does (as apps/gguftool/signals.cpp): clean up, then end by the signal.
-void remove_outputs_and_end(int sig) {
-    remove_pending_outputs();
-    ::signal(sig, SIG_DFL);
-    ::raise(sig);
-}
-
-void install_cleanup_handler(int sig) {
-    struct sigaction sa {};
-    sa.sa_handler = remove_outputs_and_end;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(sig, &sa, nullptr);
 }
 
 // Runs `body` in a child process and returns its wait status.
@@ -152,26 +139,17 @@ TEST(OutputFile, FileSizeLimitIsAWriteError) {
 // The library changes no signal disposition and gives the signal mask back after each call.
 TEST(OutputFile, InstallsNoSignalHandler) {
     TempDir dir;
-    constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
-    struct sigaction saved[std::size(kSignals)];
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &dfl, &saved[i]);
+    const DefaultDispositions dispositions;
     sigset_t mask_before;
     pthread_sigmask(SIG_SETMASK, nullptr, &mask_before);
-
     const auto expect_untouched = [&](const char *when) {
-        for (int sig : kSignals) {
-            struct sigaction now {};
-            ::sigaction(sig, nullptr, &now);
-            EXPECT_EQ(now.sa_handler, SIG_DFL) << strsignal(sig) << " " << when;
-        }
+        const int sig = DefaultDispositions::changed();
+        EXPECT_EQ(sig, 0) << strsignal(sig) << " handled " << when;
         sigset_t mask;
         pthread_sigmask(SIG_SETMASK, nullptr, &mask);
-        for (int sig = 1; sig < NSIG; ++sig)
-            EXPECT_EQ(sigismember(&mask, sig), sigismember(&mask_before, sig))
-                << strsignal(sig) << " " << when;
+        for (int s = 1; s < NSIG; ++s)
+            EXPECT_EQ(sigismember(&mask, s), sigismember(&mask_before, s))
+                << strsignal(s) << " blocked or unblocked " << when;
     };
     {
         OutputFile out(dir.file("out"));
@@ -182,7 +160,6 @@ TEST(OutputFile, InstallsNoSignalHandler) {
         out.keep();
     }
     expect_untouched("after keep");
-    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &saved[i], nullptr);
 }
 
 // A program's handler calling remove_pending_outputs(): the temporary file and a committed but

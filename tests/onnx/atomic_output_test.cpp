@@ -3,8 +3,8 @@
 // failed conversion; the input is never written over.
 #include <signal.h>
 
-#include "gguftool/output_file.hpp"
 #include "onnx_test_util.hpp"
+#include "signal_test_support.hpp"
 
 namespace gguftool::onnxtest {
 namespace {
@@ -62,16 +62,8 @@ TEST(AtomicOutput, ErrorKeepsThePreviousOutput) {
     }
 }
 
-// What a program using the library does for a clean interrupt (gguftool/output_file.hpp; the CLI's
-// apps/gguftool/signals.cpp): its own handler removes the pending outputs, then ends by the signal.
-void remove_outputs_and_end(int sig) {
-    remove_pending_outputs();
-    ::signal(sig, SIG_DFL);
-    ::raise(sig);
-}
-
-// SIGINT or SIGTERM during the write, with such a handler: the temporary files go, then the signal
-// ends the process as it would have.
+// SIGINT or SIGTERM during the write, with a handler as a program would install one
+// (gguftool/output_file.hpp): the temporary files go, then the signal ends the process.
 TEST(AtomicOutput, SignalLeavesNothing) {
     TempDir dir;
     write_model(dir.file("m.gguf"));
@@ -80,7 +72,7 @@ TEST(AtomicOutput, SignalLeavesNothing) {
             SCOPED_TRACE(std::string(strsignal(sig)) + (external ? ", external data" : ""));
             const pid_t pid = fork();
             if (pid == 0) {
-                ::signal(sig, remove_outputs_and_end);
+                test::install_cleanup_handler(sig);
                 onnx_export::Options o;
                 o.external_data = external;
                 o.progress = [sig](uint64_t done, uint64_t) {
@@ -106,35 +98,23 @@ TEST(AtomicOutput, SignalLeavesNothing) {
 TEST(AtomicOutput, ExportInstallsNoSignalHandler) {
     TempDir dir;
     write_model(dir.file("m.gguf"));
-    constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
-    struct sigaction saved[std::size(kSignals)];
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &dfl, &saved[i]);
-    const auto all_default = [&] {
-        for (int sig : kSignals) {
-            struct sigaction now {};
-            ::sigaction(sig, nullptr, &now);
-            if (now.sa_handler != SIG_DFL) return false;
-        }
-        return true;
-    };
+    const test::DefaultDispositions dispositions;
     for (bool external : {false, true}) {
         SCOPED_TRACE(external ? "external data" : "inline");
         onnx_export::Options o;
         o.external_data = external;
-        bool checked = false, default_while_writing = true;
+        bool checked = false;
+        int changed_while_writing = 0;
         o.progress = [&](uint64_t, uint64_t) {
             checked = true;
-            default_while_writing = default_while_writing && all_default();
+            if (!changed_while_writing)
+                changed_while_writing = test::DefaultDispositions::changed();
         };
         onnx_export::export_model(gguf::Model::open(dir.file("m.gguf")), dir.file("m.onnx"), o);
         EXPECT_TRUE(checked);
-        EXPECT_TRUE(default_while_writing);
-        EXPECT_TRUE(all_default());
+        EXPECT_EQ(changed_while_writing, 0) << strsignal(changed_while_writing);
+        EXPECT_EQ(test::DefaultDispositions::changed(), 0);
     }
-    for (size_t i = 0; i < std::size(kSignals); ++i) ::sigaction(kSignals[i], &saved[i], nullptr);
 }
 
 TEST(AtomicOutput, RefusesToWriteOverTheInput) {
