@@ -2,6 +2,13 @@
 
 #include <atomic>
 
+// The Highway whose CPU target rules (hwy/targets.cc) detect() mirrors. Another version may pick
+// targets by other features: compare detect() with its targets.cc, then update the numbers.
+// formats/CMakeLists.txt reads them from here and stops at configure time on another Highway;
+// tests/quant/target_test.cpp compares the choice with libhwy's own on the machine at hand.
+static_assert(HWY_MAJOR == 1 && HWY_MINOR == 0 && HWY_PATCH == 3,
+              "formats/dispatch.cpp mirrors Highway 1.0.3's target rules: see the comment");
+
 #if HWY_ARCH_X86
 #include <cpuid.h>
 #endif

@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "gguftool/error.hpp"
+#include "signals.hpp"
 
 int main(int argc, char **argv) {
     using namespace gguftool::cli;
@@ -46,6 +47,7 @@ int main(int argc, char **argv) {
         // --help and --version arrive here too, with exit code 0.
         return app.exit(e) == 0 ? kExitOk : kExitUsage;
     }
+    remove_outputs_on_signals();  // the library leaves signals to the program
     try {
         for (const CLI::App *sub : app.get_subcommands())
             for (const Command &c : commands)

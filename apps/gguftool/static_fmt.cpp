@@ -2,8 +2,13 @@
 // libfmt.so (which brings libstdc++.so) costs a start-up of `gguftool dump` about as much as
 // parsing a file. The headers hold the library's code (format-inl.h); this translation unit
 // emits it, with the template instances that fmt's headers declare but do not define inline.
-// (CMakeLists.txt uses it only with fmt 9, the version these lines are written for.)
 #include <fmt/format-inl.h>
+
+// The fmt these lines are written for (Debian 12's libfmt-dev). Another fmt may declare other
+// instances, or define these inline: check the list below against its format.h and format-inl.h,
+// then update the number. CMakeLists.txt reads it from here and stops at configure time on
+// another fmt (or builds without this file with -DGGUFTOOL_STATIC_DUMP=OFF).
+static_assert(FMT_VERSION == 90100, "static_fmt.cpp is written for fmt 9.1.0: see the comment");
 
 FMT_BEGIN_NAMESPACE
 namespace detail {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "atomic_output.hpp"
 #include "gguftool/onnx_export.hpp"
+#include "gguftool/output_file.hpp"
 #include "plan.hpp"
 
 namespace gguftool::onnx_export::detail {

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include "onnx_test_util.hpp"
+#include "signal_test_support.hpp"
 
 namespace gguftool::onnxtest {
 namespace {
@@ -61,8 +62,8 @@ TEST(AtomicOutput, ErrorKeepsThePreviousOutput) {
     }
 }
 
-// SIGINT or SIGTERM during the write: the handler removes the temporary files, then the signal
-// ends the process as it would have.
+// SIGINT or SIGTERM during the write, with a handler as a program would install one
+// (gguftool/output_file.hpp): the temporary files go, then the signal ends the process.
 TEST(AtomicOutput, SignalLeavesNothing) {
     TempDir dir;
     write_model(dir.file("m.gguf"));
@@ -71,6 +72,7 @@ TEST(AtomicOutput, SignalLeavesNothing) {
             SCOPED_TRACE(std::string(strsignal(sig)) + (external ? ", external data" : ""));
             const pid_t pid = fork();
             if (pid == 0) {
+                test::install_cleanup_handler(sig);
                 onnx_export::Options o;
                 o.external_data = external;
                 o.progress = [sig](uint64_t done, uint64_t) {
@@ -88,6 +90,30 @@ TEST(AtomicOutput, SignalLeavesNothing) {
             EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
             EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"m.gguf"});
         }
+    }
+}
+
+// The library leaves signals to the program: export_model changes no disposition, neither while
+// it writes nor after.
+TEST(AtomicOutput, ExportInstallsNoSignalHandler) {
+    TempDir dir;
+    write_model(dir.file("m.gguf"));
+    const test::DefaultDispositions dispositions;
+    for (bool external : {false, true}) {
+        SCOPED_TRACE(external ? "external data" : "inline");
+        onnx_export::Options o;
+        o.external_data = external;
+        bool checked = false;
+        int changed_while_writing = 0;
+        o.progress = [&](uint64_t, uint64_t) {
+            checked = true;
+            if (!changed_while_writing)
+                changed_while_writing = test::DefaultDispositions::changed();
+        };
+        onnx_export::export_model(gguf::Model::open(dir.file("m.gguf")), dir.file("m.onnx"), o);
+        EXPECT_TRUE(checked);
+        EXPECT_EQ(changed_while_writing, 0) << strsignal(changed_while_writing);
+        EXPECT_EQ(test::DefaultDispositions::changed(), 0);
     }
 }
 
@@ -138,10 +164,13 @@ namespace gguftool::onnxtest {
 namespace {
 
 // The user presses Ctrl-C while `gguftool to-onnx` writes: a real SIGINT from outside, to the
-// CLI process, part-way through a 256 MiB conversion. Nothing may be left in the directory.
+// CLI process, part-way through a 256 MiB conversion. Nothing may be left in the directory. The
+// same for SIGTERM (kill) and SIGHUP (the terminal closes).
 TEST(AtomicOutput, CtrlCOnTheCommandLineLeavesNothing) {
-    for (bool external : {false, true}) {
-        SCOPED_TRACE(external ? "external data" : "inline");
+    const std::pair<int, bool> cases[] = {
+        {SIGINT, false}, {SIGINT, true}, {SIGTERM, false}, {SIGHUP, true}};
+    for (const auto &[sig, external] : cases) {
+        SCOPED_TRACE(std::string(strsignal(sig)) + (external ? ", external data" : ", inline"));
         TempDir dir;
         const std::string in = dir.file("big.gguf");
         // One f32 tensor of 2^26 zeros, stored sparse: the header, then a hole up to the end.
@@ -172,10 +201,10 @@ TEST(AtomicOutput, CtrlCOnTheCommandLineLeavesNothing) {
                 FAIL() << "to-onnx ended before it could be interrupted, status " << status;
         }
         ASSERT_TRUE(seen) << "no output appeared";
-        ::kill(pid, SIGINT);
+        ::kill(pid, sig);
         int status = 0;
         ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
         EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"big.gguf"});
     }
 }

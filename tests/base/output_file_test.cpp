@@ -1,0 +1,243 @@
+// gguftool::OutputFile: the output appears whole under its name or not at all, an earlier file of
+// that name survives a failure, and the library leaves the program's signal dispositions and
+// signal mask as they were. remove_pending_outputs() cleans up from a program's own handler.
+#include "gguftool/output_file.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gguf_test_support.hpp"
+#include "gguftool/error.hpp"
+#include "signal_test_support.hpp"
+
+namespace gguftool::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> files_in(const std::string &dir) {
+    std::vector<std::string> names;
+    for (const auto &e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::string text_of(const std::string &path) {
+    const std::vector<uint8_t> b = read_file(path);
+    return std::string(b.begin(), b.end());
+}
+
+void write_text(const std::string &path, const std::string &text) {
+    write_file(path, std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+// Runs `body` in a child process and returns its wait status.
+template <class F>
+int in_child(F body) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        body();
+        _exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return status;
+}
+
+TEST(OutputFile, AppearsUnderItsNameOnlyWhenCommitted) {
+    TempDir dir;
+    const mode_t old_mask = ::umask(027);
+    {
+        OutputFile out(dir.file("out.bin"));
+        out.write("hello", 5);
+        out.pad_to(8);
+        EXPECT_EQ(out.size(), 8u);
+        const std::vector<std::string> names = files_in(dir.path());
+        ASSERT_EQ(names.size(), 1u);
+        EXPECT_EQ(names[0].rfind(".out.bin.tmp-", 0), 0u) << names[0];
+        out.commit();
+        out.keep();
+    }
+    ::umask(old_mask);
+    EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"out.bin"});
+    EXPECT_EQ(text_of(dir.file("out.bin")), std::string("hello\0\0\0", 8));
+    struct stat st {};
+    ASSERT_EQ(::stat(dir.file("out.bin").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0640u);  // 0666 under the umask 027
+}
+
+TEST(OutputFile, AbandonedOutputLeavesTheEarlierFile) {
+    TempDir dir;
+    write_text(dir.file("out"), "earlier");
+    {
+        OutputFile out(dir.file("out"));
+        out.write("newer and longer", 16);
+    }
+    EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"out"});
+    EXPECT_EQ(text_of(dir.file("out")), "earlier");
+}
+
+TEST(OutputFile, CommittedButNotKeptIsRemoved) {
+    TempDir dir;
+    {
+        OutputFile out(dir.file("out"));
+        out.write("x", 1);
+        out.commit();
+        EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"out"});
+    }
+    EXPECT_TRUE(files_in(dir.path()).empty());
+}
+
+TEST(OutputFile, MissingDirectoryIsAnErrorNamingIt) {
+    TempDir dir;
+    try {
+        OutputFile out(dir.file("no/such/out"));
+        ADD_FAILURE() << "no error";
+    } catch (const Error &e) {
+        EXPECT_EQ(std::string(e.what()), dir.file("no/such/out") + ": cannot create a temporary " +
+                                             "file in " + dir.file("no/such") +
+                                             ": No such file or directory");
+    }
+}
+
+// Under RLIMIT_FSIZE, with SIGXFSZ ignored as a program should: the write fails with the file
+// and the offset where it stopped, and nothing is left.
+TEST(OutputFile, FileSizeLimitIsAWriteError) {
+    TempDir dir;
+    const int status = in_child([&] {
+        ::signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{1000, 1000};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        try {
+            OutputFile out(dir.file("out"));
+            const std::vector<uint8_t> bytes(4000, 7);
+            out.write(bytes.data(), bytes.size());
+            _exit(10);
+        } catch (const Error &e) {
+            _exit(std::string(e.what()) ==
+                          dir.file("out") + ": offset 1000: cannot write: File too large"
+                      ? 0
+                      : 11);
+        }
+    });
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "10: no error, 11: another message";
+    EXPECT_TRUE(files_in(dir.path()).empty());
+}
+
+// The library changes no signal disposition and gives the signal mask back after each call.
+TEST(OutputFile, InstallsNoSignalHandler) {
+    TempDir dir;
+    const DefaultDispositions dispositions;
+    sigset_t mask_before;
+    pthread_sigmask(SIG_SETMASK, nullptr, &mask_before);
+    const auto expect_untouched = [&](const char *when) {
+        const int sig = DefaultDispositions::changed();
+        EXPECT_EQ(sig, 0) << strsignal(sig) << " handled " << when;
+        sigset_t mask;
+        pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+        for (int s = 1; s < NSIG; ++s)
+            EXPECT_EQ(sigismember(&mask, s), sigismember(&mask_before, s))
+                << strsignal(s) << " blocked or unblocked " << when;
+    };
+    {
+        OutputFile out(dir.file("out"));
+        expect_untouched("while pending");
+        out.write("x", 1);
+        out.commit();
+        expect_untouched("after commit");
+        out.keep();
+    }
+    expect_untouched("after keep");
+}
+
+// A program's handler calling remove_pending_outputs(): the temporary file and a committed but
+// not kept output go, a kept one and the earlier file of a pending output's name stay.
+TEST(RemovePendingOutputs, FromAHandlerLeavesOnlyFinishedFiles) {
+    TempDir dir;
+    write_text(dir.file("a"), "earlier");
+    const int status = in_child([&] {
+        install_cleanup_handler(SIGINT);
+        OutputFile a(dir.file("a"));
+        a.write("new", 3);
+        OutputFile b(dir.file("b"));
+        b.write("committed", 9);
+        b.commit();
+        OutputFile c(dir.file("c"));
+        c.write("kept", 4);
+        c.commit();
+        c.keep();
+        ::raise(SIGINT);
+    });
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+    EXPECT_EQ(files_in(dir.path()), (std::vector<std::string>{"a", "c"}));
+    EXPECT_EQ(text_of(dir.file("a")), "earlier");
+    EXPECT_EQ(text_of(dir.file("c")), "kept");
+}
+
+// Once outputs are being removed, no new one can start (it would outlive the removal): the
+// thread that tries waits for the end of the process.
+TEST(RemovePendingOutputs, ThenNoOutputStarts) {
+    TempDir dir;
+    const pid_t pid = fork();
+    if (pid == 0) {
+        remove_pending_outputs();
+        OutputFile out(dir.file("late"));
+        _exit(10);
+    }
+    ::usleep(300000);
+    int status = 0;
+    EXPECT_EQ(::waitpid(pid, &status, WNOHANG), 0) << "ended with status " << status;
+    EXPECT_TRUE(files_in(dir.path()).empty());
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+}
+
+// A signal to the process lands on any thread that does not block it. While one thread creates
+// or renames outputs over and over, a SIGINT from outside (delivered to the idle second thread
+// whenever the first blocks it) must still leave nothing: no temporary file, no renamed output.
+TEST(RemovePendingOutputs, SignalToAnotherThreadMidRename) {
+    for (int round = 0; round < 20; ++round) {
+        TempDir dir;
+        int ready[2];
+        ASSERT_EQ(::pipe(ready), 0);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            install_cleanup_handler(SIGINT);
+            std::thread idle([] {
+                for (;;) ::pause();
+            });
+            idle.detach();
+            for (uint64_t i = 0;; ++i) {
+                OutputFile out(dir.file("out"));
+                out.write(&i, sizeof i);
+                out.commit();
+                if (i == 100) (void)!::write(ready[1], "r", 1);
+            }
+        }
+        char c = 0;
+        ASSERT_EQ(::read(ready[0], &c, 1), 1);
+        ::usleep(static_cast<useconds_t>(round * 150));
+        ::kill(pid, SIGINT);
+        int status = 0;
+        ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+        ::close(ready[0]);
+        ::close(ready[1]);
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
+        EXPECT_TRUE(files_in(dir.path()).empty()) << "round " << round;
+    }
+}
+
+}  // namespace
+}  // namespace gguftool::test
