@@ -16,13 +16,20 @@
 #include <vector>
 
 #include "gguftool/runtime.hpp"
+#include "node_test_dirs.hpp"
 
 namespace gguftool::rttest {
 
 namespace rt = gguftool::runtime;
 namespace fs = std::filesystem;
 
-inline const std::string kNodeTests = std::string(GGUFTOOL_SHARED_DIR) + "/onnx-node-tests";
+using test::all_node_test_dirs;
+using test::kNodeTestRoots;
+using test::kRepositoryNodeTests;
+using test::NodeTestRootTest;
+using test::root_name;
+// The repository's node tests: always there, so checks that need one test directory use them.
+inline const std::string kNodeTests = kRepositoryNodeTests.dir.string();
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents at the end of the scope.
 class TempDir {
