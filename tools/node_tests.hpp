@@ -27,8 +27,10 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "../tests/support/onnx_attributes.hpp"
 #include "gguftool/data_type.hpp"
 
 namespace gguftool::node_tests {
@@ -116,27 +118,9 @@ void append(std::vector<T> &out, size_t n, T value) {
     out.insert(out.end(), n, value);
 }
 
-inline onnx::AttributeProto attr_int(const std::string &name, int64_t v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::INT);
-    a.set_i(v);
-    return a;
-}
-inline onnx::AttributeProto attr_ints(const std::string &name, const std::vector<int64_t> &v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::INTS);
-    for (const int64_t x : v) a.add_ints(x);
-    return a;
-}
-inline onnx::AttributeProto attr_string(const std::string &name, const std::string &v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::STRING);
-    a.set_s(v);
-    return a;
-}
+using test::attr_int;
+using test::attr_ints;
+using test::attr_string;
 
 // --- DequantizePacked-29: the spec's five examples ---
 
