@@ -77,8 +77,7 @@ TEST(NodeTestGenerator, HasEverySpecExample) {
 
 TEST(NodeTestGenerator, AgreesWithTheSharedTestsOfTheSameName) {
     if (!test::is_present(test::kSharedNodeTests))
-        GTEST_SKIP() << "../shared/onnx-node-tests not found: " << test::kSharedNodeTests.dir
-                     << " is missing (set GGUFTOOL_SHARED_DIR to where shared/ is)";
+        GTEST_SKIP() << test::not_found(test::kSharedNodeTests);
     size_t compared = 0, same_inputs = 0;
     for (const fs::path &ours : test::node_test_dirs(kRepositoryNodeTests)) {
         const fs::path theirs = test::kSharedNodeTests.dir / ours.filename();

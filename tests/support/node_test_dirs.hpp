@@ -34,6 +34,12 @@ inline bool is_present(const NodeTestRoot &root) {
     return std::filesystem::is_directory(root.dir);
 }
 
+// Why a test that needs `root` is skipped.
+inline std::string not_found(const NodeTestRoot &root) {
+    return "../shared/onnx-node-tests not found: " + root.dir.string() +
+           " is missing (set GGUFTOOL_SHARED_DIR to where shared/ is)";
+}
+
 // The roots to run: the repository's, then the shared one when present.
 inline std::vector<NodeTestRoot> present_node_test_roots() {
     std::vector<NodeTestRoot> roots = {kRepositoryNodeTests};
@@ -73,9 +79,7 @@ inline std::string root_name(const ::testing::TestParamInfo<NodeTestRoot> &info)
 class NodeTestRootTest : public ::testing::TestWithParam<NodeTestRoot> {
 protected:
     void SetUp() override {
-        if (!is_present(GetParam()))
-            GTEST_SKIP() << "../shared/onnx-node-tests not found: " << GetParam().dir.string()
-                         << " is missing (set GGUFTOOL_SHARED_DIR to where shared/ is)";
+        if (!is_present(GetParam())) GTEST_SKIP() << not_found(GetParam());
     }
     const std::filesystem::path &root_dir() const { return GetParam().dir; }
 };
