@@ -5,11 +5,14 @@
 //                   files, plus the files of testdata/broken and testdata/valid-edge
 //   block_decoders  [type id][output byte] + a few blocks of that type from llama.cpp's quantizer
 //   npy_reader      .npy encodings of small tensors of every dtype
-//   tensor_proto    the .pb inputs and outputs of the ONNX node tests in ../shared
+//   tensor_proto    the .pb inputs and outputs of the ONNX node tests: testdata/node-tests, and
+//                   those of SHARED_DIR/onnx-node-tests (../shared) not also there, when present
 //   onnx_model      the node tests' model.onnx files and small to-onnx exports in every mode
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include "ggml_data.hpp"
 #include "gguftool/gguf.hpp"
@@ -132,14 +135,19 @@ void npy_seeds(const fs::path &dir) {
     }
 }
 
-void node_test_seeds(const fs::path &shared, const fs::path &pb_dir, const fs::path &onnx_dir) {
-    const fs::path tests = shared / "onnx-node-tests";
-    for (const auto &e : fs::directory_iterator(tests)) {
-        if (!fs::exists(e.path() / "model.onnx")) continue;
-        const std::string name = e.path().filename().string();
-        fs::copy_file(e.path() / "model.onnx", onnx_dir / (name + ".onnx"),
+// Copies the node tests of `tests` (sorted by name) whose names `seeded` lacks, adding them.
+void node_test_seeds(const fs::path &tests, const fs::path &pb_dir, const fs::path &onnx_dir,
+                     std::set<std::string> &seeded) {
+    std::vector<fs::path> dirs;
+    for (const auto &e : fs::directory_iterator(tests))
+        if (fs::exists(e.path() / "model.onnx")) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    for (const fs::path &dir : dirs) {
+        const std::string name = dir.filename().string();
+        if (!seeded.insert(name).second) continue;
+        fs::copy_file(dir / "model.onnx", onnx_dir / (name + ".onnx"),
                       fs::copy_options::overwrite_existing);
-        for (const auto &f : fs::directory_iterator(e.path() / "test_data_set_0"))
+        for (const auto &f : fs::directory_iterator(dir / "test_data_set_0"))
             fs::copy_file(f.path(), pb_dir / (name + "-" + f.path().filename().string()),
                           fs::copy_options::overwrite_existing);
     }
@@ -167,8 +175,8 @@ void export_seeds(const fs::path &gguf_dir, const fs::path &dir) {
 }  // namespace
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        std::cerr << "usage: make_seeds CORPUS_DIR TESTDATA_DIR SHARED_DIR\n";
+    if (argc != 3 && argc != 4) {
+        std::cerr << "usage: make_seeds CORPUS_DIR TESTDATA_DIR [SHARED_DIR]\n";
         return 2;
     }
     const fs::path corpus = argv[1];
@@ -181,7 +189,13 @@ int main(int argc, char **argv) {
         gguf_seeds(*g, corpus / "gguf_reader", argv[2]);
         decoder_seeds(*g, corpus / "block_decoders");
         npy_seeds(corpus / "npy_reader");
-        node_test_seeds(argv[3], corpus / "tensor_proto", corpus / "onnx_model");
+        std::set<std::string> seeded;
+        const fs::path testdata = argv[2];
+        node_test_seeds(testdata / "node-tests", corpus / "tensor_proto", corpus / "onnx_model",
+                        seeded);
+        if (argc == 4 && fs::is_directory(fs::path(argv[3]) / "onnx-node-tests"))
+            node_test_seeds(fs::path(argv[3]) / "onnx-node-tests", corpus / "tensor_proto",
+                            corpus / "onnx_model", seeded);
         export_seeds(corpus / "gguf_reader", corpus / "onnx_model");
     } catch (const std::exception &e) {
         std::cerr << "make_seeds: " << e.what() << "\n";

@@ -37,6 +37,7 @@ cmake --build "$build" -j"$(nproc)" --target make_seeds "${targets[@]/#/fuzz_}"
 
 if ((seeds)); then
     rm -rf fuzz/corpus
+    # The shared node tests are seeds too when ../shared is there (CI, developers).
     "$build/fuzz/make_seeds" fuzz/corpus testdata ../shared
 fi
 

@@ -1,16 +1,15 @@
 // DequantizePacked-29 and Unpack-29 as ONNX schemas: registration, the spec's examples (the
-// shared ONNX node tests) through ONNX's checker and shape inference, and a clear error for every
-// bad attribute.
+// repository's ONNX node tests, and the shared ones when present) through ONNX's checker and shape
+// inference, and a clear error for every bad attribute.
 #include <onnx/defs/schema.h>
 
 #include <fstream>
 
+#include "node_test_dirs.hpp"
 #include "onnx_test_util.hpp"
 
 namespace gguftool::onnxtest {
 namespace {
-
-const std::string kNodeTests = std::string(GGUFTOOL_SHARED_DIR) + "/onnx-node-tests";
 
 onnx::AttributeProto int_attr(const std::string &name, int64_t v) {
     onnx::AttributeProto a;
@@ -161,22 +160,24 @@ TEST(Schemas, FormatNamesAreTheSpecsIdentifiers) {
     EXPECT_EQ(opset29::format_type("gguf:f32"), std::nullopt);
 }
 
-// Every DequantizePacked and Unpack example of the specs, as the shared node tests hold them:
+// Every DequantizePacked and Unpack example of the specs, as each set of node tests holds them:
 // ONNX's checker accepts the model, and shape inference (with `count` made a constant) gives the
 // type and shape of the expected output.
-TEST(Schemas, SpecExamplesPassCheckerAndInferTheExpectedOutput) {
+class SpecExamples : public test::NodeTestRootTest {};
+
+TEST_P(SpecExamples, PassCheckerAndInferTheExpectedOutput) {
     opset29::register_schemas();
     size_t checked = 0;
-    for (const auto &entry : fs::directory_iterator(kNodeTests)) {
-        const std::string name = entry.path().filename().string();
+    for (const fs::path &dir : test::node_test_dirs(GetParam())) {
+        const std::string name = dir.filename().string();
         if (name.rfind("test_dequantizepacked", 0) != 0 && name.rfind("test_unpack", 0) != 0)
             continue;
         SCOPED_TRACE(name);
-        const std::string model_path = (entry.path() / "model.onnx").string();
+        const std::string model_path = (dir / "model.onnx").string();
         EXPECT_NO_THROW(onnx::checker::check_model(model_path));
         onnx::ModelProto m = load_model(model_path);
         EXPECT_EQ(m.opset_import(0).version(), 29);
-        const fs::path data = entry.path() / "test_data_set_0";
+        const fs::path data = dir / "test_data_set_0";
         if (fs::exists(data / "input_1.pb")) {  // Unpack's count: make it an initializer
             onnx::TensorProto count;
             std::ifstream in(data / "input_1.pb", std::ios::binary);
@@ -199,6 +200,9 @@ TEST(Schemas, SpecExamplesPassCheckerAndInferTheExpectedOutput) {
     }
     EXPECT_EQ(checked, 11u);  // 5 DequantizePacked + 6 Unpack examples
 }
+
+INSTANTIATE_TEST_SUITE_P(Roots, SpecExamples, ::testing::ValuesIn(test::kNodeTestRoots),
+                         test::root_name);
 
 TEST(Schemas, DequantizePackedInference) {
     const auto y =

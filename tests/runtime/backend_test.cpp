@@ -86,21 +86,20 @@ private:
 };
 
 TEST(Backend, ForeignBackendRunsTheNodeTests) {
-    for (const auto &e : fs::directory_iterator(kNodeTests)) {
-        if (!rt::is_node_test_dir(e.path().string())) continue;
-        SCOPED_TRACE(e.path().filename().string());
-        const rt::Model model = rt::Model::load((e.path() / "model.onnx").string());
+    for (const fs::path &dir : all_node_test_dirs()) {
+        SCOPED_TRACE(dir.string());
+        const rt::Model model = rt::Model::load((dir / "model.onnx").string());
         rt::Inputs inputs;
         for (size_t k = 0; k < model.inputs().size(); ++k)
             inputs[model.inputs()[k].name] = rt::read_tensor_pb(
-                (e.path() / "test_data_set_0" / fmt::format("input_{}.pb", k)).string());
+                (dir / "test_data_set_0" / fmt::format("input_{}.pb", k)).string());
         auto backend = std::make_unique<ForeignBackend>();
         ForeignBackend *foreign = backend.get();
         rt::Session s(model, std::move(backend));
         const rt::NamedTensors got = s.run(inputs);
         for (size_t k = 0; k < got.size(); ++k) {
             const rt::Tensor expected = rt::read_tensor_pb(
-                (e.path() / "test_data_set_0" / fmt::format("output_{}.pb", k)).string());
+                (dir / "test_data_set_0" / fmt::format("output_{}.pb", k)).string());
             const rt::Comparison c = rt::compare(got[k].second, expected, true);
             EXPECT_TRUE(c.equal) << c.message;
         }

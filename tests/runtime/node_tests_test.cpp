@@ -1,41 +1,34 @@
-// The shared ONNX backend node tests (../shared/onnx-node-tests): through the library and the
-// CLI, with the tolerance of ONNX's runner and bit for bit.
+// The ONNX backend node tests, the repository's (testdata/node-tests) and the shared ones
+// (../shared/onnx-node-tests, skipped when absent): through the library and the CLI, with the
+// tolerance of ONNX's runner and bit for bit.
 #include "runtime_test_util.hpp"
 
 namespace gguftool::rttest {
 namespace {
 
-size_t test_count() {
-    size_t n = 0;
-    for (const auto &e : fs::directory_iterator(kNodeTests))
-        if (e.is_directory() && fs::exists(e.path() / "model.onnx")) ++n;
-    return n;
+class NodeTests : public NodeTestRootTest {
+protected:
+    size_t test_count() const { return test::node_test_dirs(GetParam()).size(); }
+};
+
+TEST_P(NodeTests, ArePresent) {
+    EXPECT_GE(test_count(), GetParam().min_tests);
 }
 
-TEST(NodeTests, SharedTestsArePresent) {
-    EXPECT_GE(test_count(), 18u);
-}
-
-TEST(NodeTests, AllPassThroughTheLibrary) {
+TEST_P(NodeTests, AllPassThroughTheLibrary) {
     for (const bool exact : {false, true}) {
-        const std::vector<rt::NodeTestResult> results = rt::run_node_tests(kNodeTests, exact);
+        const std::vector<rt::NodeTestResult> results =
+            rt::run_node_tests(root_dir().string(), exact);
         EXPECT_EQ(results.size(), test_count());
         for (const rt::NodeTestResult &r : results)
             EXPECT_TRUE(r.passed) << r.name << (exact ? " (exact): " : ": ") << r.message;
     }
 }
 
-TEST(NodeTests, OneTestDirectory) {
-    const auto results = rt::run_node_tests(kNodeTests + "/test_unpack_ternary", true);
-    ASSERT_EQ(results.size(), 1u);
-    EXPECT_EQ(results[0].name, "test_unpack_ternary");
-    EXPECT_TRUE(results[0].passed) << results[0].message;
-}
-
-TEST(NodeTests, AllPassThroughTheCli) {
+TEST_P(NodeTests, AllPassThroughTheCli) {
     const std::string expected = fmt::format("{} passed, 0 failed", test_count());
     for (const bool exact : {false, true}) {
-        std::vector<std::string> args = {"run", "--test-dir", kNodeTests};
+        std::vector<std::string> args = {"run", "--test-dir", root_dir().string()};
         if (exact) args.push_back("--exact");
         const CliResult r = run_cli(args);
         EXPECT_EQ(r.status, 0) << r.out;
@@ -44,8 +37,17 @@ TEST(NodeTests, AllPassThroughTheCli) {
     }
 }
 
+INSTANTIATE_TEST_SUITE_P(Roots, NodeTests, ::testing::ValuesIn(kNodeTestRoots), root_name);
+
+TEST(NodeTestDir, OneTestDirectory) {
+    const auto results = rt::run_node_tests(kNodeTests + "/test_unpack_ternary", true);
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].name, "test_unpack_ternary");
+    EXPECT_TRUE(results[0].passed) << results[0].message;
+}
+
 // A wrong expected output must fail, with a line naming the test and a non-zero exit.
-TEST(NodeTests, WrongExpectedOutputFails) {
+TEST(NodeTestDir, WrongExpectedOutputFails) {
     TempDir tmp;
     const fs::path src = fs::path(kNodeTests) / "test_unpack_3bit";
     const fs::path dst = fs::path(tmp.path()) / "test_unpack_3bit";
@@ -71,7 +73,7 @@ TEST(NodeTests, WrongExpectedOutputFails) {
 }
 
 // Float tolerance: within rtol 1e-3 passes without --exact and fails with it.
-TEST(NodeTests, ToleranceAndExact) {
+TEST(NodeTestDir, ToleranceAndExact) {
     TempDir tmp;
     const fs::path dst = fs::path(tmp.path()) / "test_dequantizepacked_q4_0";
     writable_copy(fs::path(kNodeTests) / "test_dequantizepacked_q4_0", dst);
@@ -86,7 +88,7 @@ TEST(NodeTests, ToleranceAndExact) {
     EXPECT_FALSE(rt::run_node_tests(dst.string(), true).at(0).passed);
 }
 
-TEST(NodeTests, EmptyDirectoryIsAnError) {
+TEST(NodeTestDir, EmptyDirectoryIsAnError) {
     TempDir tmp;
     EXPECT_THROW(rt::run_node_tests(tmp.path(), false), Error);
     const CliResult r = run_cli({"run", "--test-dir", tmp.path()});

@@ -1,6 +1,6 @@
-// Structured mutation of the shared node tests: attributes set to edge values, inputs of random
-// shapes and bytes. Every run must end in outputs or a gguftool::Error, never a crash (the
-// sanitizer build runs this too).
+// Structured mutation of the node tests (the repository's, and ../shared's when present):
+// attributes set to edge values, inputs of random shapes and bytes. Every run must end in outputs
+// or a gguftool::Error, never a crash (the sanitizer build runs this too).
 #include <random>
 
 #include "runtime_test_util.hpp"
@@ -87,10 +87,9 @@ void mutate_attributes(onnx::NodeProto &n, std::mt19937_64 &rng) {
 TEST(Robustness, MutatedNodeTestsNeverCrash) {
     std::mt19937_64 rng(12345);
     size_t runs = 0, errors = 0;
-    for (const auto &e : fs::directory_iterator(kNodeTests)) {
-        if (!rt::is_node_test_dir(e.path().string())) continue;
+    for (const fs::path &dir : all_node_test_dirs()) {
         onnx::ModelProto base;
-        ASSERT_TRUE(base.ParseFromString(read_file((e.path() / "model.onnx").string())));
+        ASSERT_TRUE(base.ParseFromString(read_file((dir / "model.onnx").string())));
         for (int iter = 0; iter < 60; ++iter) {
             onnx::ModelProto m = base;
             onnx::GraphProto &g = *m.mutable_graph();
@@ -101,7 +100,7 @@ TEST(Robustness, MutatedNodeTestsNeverCrash) {
             rt::Inputs inputs;
             for (int k = 0; k < g.input_size(); ++k) {
                 const rt::Tensor original = rt::read_tensor_pb(
-                    (e.path() / "test_data_set_0" / fmt::format("input_{}.pb", k)).string());
+                    (dir / "test_data_set_0" / fmt::format("input_{}.pb", k)).string());
                 inputs[g.input(k).name()] =
                     iter % 3 == 0 ? original : random_tensor(original.dtype(), rng);
             }

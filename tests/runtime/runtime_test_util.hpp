@@ -16,13 +16,25 @@
 #include <vector>
 
 #include "gguftool/runtime.hpp"
+#include "node_test_dirs.hpp"
+#include "onnx_attributes.hpp"
 
 namespace gguftool::rttest {
 
 namespace rt = gguftool::runtime;
 namespace fs = std::filesystem;
 
-inline const std::string kNodeTests = std::string(GGUFTOOL_SHARED_DIR) + "/onnx-node-tests";
+using test::all_node_test_dirs;
+using test::attr_float;
+using test::attr_int;
+using test::attr_ints;
+using test::attr_string;
+using test::kNodeTestRoots;
+using test::kRepositoryNodeTests;
+using test::NodeTestRootTest;
+using test::root_name;
+// The repository's node tests: always there, so checks that need one test directory use them.
+inline const std::string kNodeTests = kRepositoryNodeTests.dir.string();
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents at the end of the scope.
 class TempDir {
@@ -68,35 +80,7 @@ inline std::string read_file(const std::string &path) {
     return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-// Attributes for make_node.
-inline onnx::AttributeProto attr_int(const std::string &name, int64_t v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::INT);
-    a.set_i(v);
-    return a;
-}
-inline onnx::AttributeProto attr_ints(const std::string &name, const std::vector<int64_t> &v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::INTS);
-    for (int64_t x : v) a.add_ints(x);
-    return a;
-}
-inline onnx::AttributeProto attr_string(const std::string &name, const std::string &v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::STRING);
-    a.set_s(v);
-    return a;
-}
-inline onnx::AttributeProto attr_float(const std::string &name, float v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::FLOAT);
-    a.set_f(v);
-    return a;
-}
+// Attributes for make_node (attr_int, attr_ints, attr_string, attr_float: onnx_attributes.hpp).
 inline onnx::AttributeProto attr_tensor(const std::string &name, const rt::Tensor &t) {
     onnx::AttributeProto a;
     a.set_name(name);
