@@ -60,7 +60,7 @@ void compare_output(const OutputTable &table, const gguf::Model &gguf, const std
                         dtype_name(value.dtype()), type));
         return;
     }
-    const runtime::Comparison c = runtime::compare(value, expected, /*exact=*/true);
+    const runtime::AllcloseResult c = runtime::allclose(value, expected, /*exact=*/true);
     if (c.equal) {
         ++tally.matched;
         row("match");

@@ -62,7 +62,7 @@ std::string run_one(const fs::path &dir, bool exact, const RunOptions &options) 
         const NamedTensors got = session.run(inputs);
         for (size_t k = 0; k < out_files.size(); ++k) {
             const Tensor expected = read_tensor_pb(out_files[k].string());
-            const Comparison c = compare(got[k].second, expected, exact);
+            const AllcloseResult c = allclose(got[k].second, expected, exact);
             if (!c.equal)
                 return fmt::format("{}: output \"{}\": {}", set_name, got[k].first, c.message);
         }

@@ -107,7 +107,7 @@ void Diff::append(const Diff &next) {
     max_ulp = std::max(max_ulp, next.max_ulp);  // kUlpNaN is the largest value
 }
 
-Diff compare(DataType type, const void *ours, const void *expected, uint64_t n) {
+Diff compare_bits(DataType type, const void *ours, const void *expected, uint64_t n) {
     switch (type) {
         case DataType::float32:
             return compare_floats(kF32, as<uint32_t>(ours), as<uint32_t>(expected), n);

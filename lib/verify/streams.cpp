@@ -77,7 +77,7 @@ Diff compare_streams(Context &ctx, uint64_t elements, uint64_t granule, const St
         const auto *pa = reinterpret_cast<const uint8_t *>(a.data());
         const auto *pb = reinterpret_cast<const uint8_t *>(b.data());
         for_each_part(n, 1, parts, [&](unsigned p, uint64_t lo, uint64_t hi) {
-            diffs[p] = compare(ours.dtype, pa + lo * size, pb + lo * size, hi - lo);
+            diffs[p] = compare_bits(ours.dtype, pa + lo * size, pb + lo * size, hi - lo);
         });
         for (const Diff &d : diffs) total.append(d);
         const uint64_t units = elements ? progress_units * (first + n) / elements : 0;

@@ -100,7 +100,7 @@ TEST(Backend, ForeignBackendRunsTheNodeTests) {
         for (size_t k = 0; k < got.size(); ++k) {
             const rt::Tensor expected = rt::read_tensor_pb(
                 (dir / "test_data_set_0" / fmt::format("output_{}.pb", k)).string());
-            const rt::Comparison c = rt::compare(got[k].second, expected, true);
+            const rt::AllcloseResult c = rt::allclose(got[k].second, expected, true);
             EXPECT_TRUE(c.equal) << c.message;
         }
         EXPECT_EQ(foreign->uploads, inputs.size());
@@ -130,7 +130,7 @@ TEST(Backend, ForeignBackendMatchesCpuOnAChain) {
     const rt::NamedTensors a = cpu.run(), b = foreign.run();
     ASSERT_EQ(a.size(), 2u);
     for (size_t k = 0; k < a.size(); ++k)
-        EXPECT_TRUE(rt::compare(b[k].second, a[k].second, true).equal) << a[k].first;
+        EXPECT_TRUE(rt::allclose(b[k].second, a[k].second, true).equal) << a[k].first;
     EXPECT_EQ(a[0].second.to_vector<float>(),
               (std::vector<float>{-0.75f, 4, 0.125f, -0.75f, 4, 0.125f, 9, 9, 24, 9, 9, 24}));
 }

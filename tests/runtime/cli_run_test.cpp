@@ -138,7 +138,7 @@ TEST(CliRun, CompareOutputDirAndBenchmark) {
                                                 int64_t(t->elements));
         const rt::Tensor got =
             rt::read_npy((fs::path(out_dir) / (std::string(name) + ".npy")).string());
-        const rt::Comparison c = rt::compare(
+        const rt::AllcloseResult c = rt::allclose(
             got, tensor(DataType::float32, {int64_t(t->ne[1]), int64_t(t->ne[0])}, expected), true);
         EXPECT_TRUE(c.equal) << name << ": " << c.message;
     }

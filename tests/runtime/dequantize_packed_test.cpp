@@ -62,8 +62,8 @@ TEST(DequantizePacked, MatchesLlamaCpp) {
         g->dequantize_row[id](bytes.data(), expected.data(), kRows * kPerRow);
 
         const rt::Tensor y = run1(dq_model(f.id, {kRows, kPerRow}), {{"x", bytes_u8(bytes)}});
-        const rt::Comparison c =
-            rt::compare(y, tensor(DataType::float32, {kRows, kPerRow}, expected), /*exact=*/true);
+        const rt::AllcloseResult c =
+            rt::allclose(y, tensor(DataType::float32, {kRows, kPerRow}, expected), /*exact=*/true);
         EXPECT_TRUE(c.equal) << c.message;
     }
 }
@@ -88,7 +88,7 @@ TEST(DequantizePacked, OutputTypesEqualCastOfFloat) {
         rt::Session s(b.model());
         const rt::NamedTensors out = s.run({{"x", bytes_u8(bytes)}});
         EXPECT_EQ(out[0].second.dtype(), t);
-        const rt::Comparison c = rt::compare(out[0].second, out[1].second, true);
+        const rt::AllcloseResult c = rt::allclose(out[0].second, out[1].second, true);
         EXPECT_TRUE(c.equal) << c.message;
     }
 }

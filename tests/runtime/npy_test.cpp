@@ -36,13 +36,13 @@ TEST(Npy, RoundTripEveryType) {
             const rt::Tensor y = rt::read_npy(path);
             EXPECT_EQ(y.dtype(), t);
             EXPECT_EQ(y.shape(), shape);
-            EXPECT_TRUE(rt::compare(y, x, true).equal);
+            EXPECT_TRUE(rt::allclose(y, x, true).equal);
             EXPECT_EQ(rt::read_tensor_file(path).dtype(), t);
             // Through a serialized TensorProto too.
             onnx::TensorProto p;
             rt::tensor_to_proto(x, "x", p);
             write_file(tmp.file("x.pb"), p.SerializeAsString());
-            EXPECT_TRUE(rt::compare(rt::read_tensor_file(tmp.file("x.pb")), x, true).equal);
+            EXPECT_TRUE(rt::allclose(rt::read_tensor_file(tmp.file("x.pb")), x, true).equal);
         }
 }
 

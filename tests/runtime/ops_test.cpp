@@ -533,7 +533,7 @@ TEST(Chains, Q4_0ThroughUnpackMatchesDequantizePacked) {
     m.node("Reshape", {"blocks_f", "shape"}, {"chain"}, {}, "reshape");
     rt::Session s(m.model());
     const rt::NamedTensors out = s.run();
-    const rt::Comparison c = rt::compare(out[1].second, out[0].second, true);
+    const rt::AllcloseResult c = rt::allclose(out[1].second, out[0].second, true);
     EXPECT_TRUE(c.equal) << c.message;
 }
 

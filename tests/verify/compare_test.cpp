@@ -14,11 +14,11 @@
 namespace gguftool::verifytest {
 namespace {
 
-using verify::compare;
+using verify::compare_bits;
 using verify::Diff;
 
 Diff compare_f32(const std::vector<float> &a, const std::vector<float> &b) {
-    return compare(DataType::float32, a.data(), b.data(), a.size());
+    return compare_bits(DataType::float32, a.data(), b.data(), a.size());
 }
 
 float from_bits(uint32_t b) {
@@ -93,26 +93,26 @@ TEST(VerifyCompare, AppendOffsetsTheFirstMismatch) {
 TEST(VerifyCompare, OtherElementTypes) {
     // float16: 1.0 = 0x3c00, next 0x3c01; NaN payloads equal.
     const std::vector<uint16_t> h1 = {0x3c00, 0x7e01, 0x0001}, h2 = {0x3c01, 0xfe00, 0x8001};
-    const Diff h = compare(DataType::float16, h1.data(), h2.data(), 3);
+    const Diff h = compare_bits(DataType::float16, h1.data(), h2.data(), 3);
     EXPECT_EQ(h.mismatches, 2u);
     EXPECT_EQ(h.max_ulp, 2u);  // the smallest subnormals on both sides of zero
     EXPECT_EQ(h.max_abs_diff, std::ldexp(1.0, -10));
     // bfloat16: 1.0 = 0x3f80.
     const std::vector<uint16_t> b1 = {0x3f80}, b2 = {0x3f83};
-    EXPECT_EQ(compare(DataType::bfloat16, b1.data(), b2.data(), 1).max_ulp, 3u);
+    EXPECT_EQ(compare_bits(DataType::bfloat16, b1.data(), b2.data(), 1).max_ulp, 3u);
     // float64.
     const std::vector<double> d1 = {1.0, -0.0}, d2 = {std::nextafter(1.0, 0.0), 0.0};
-    const Diff d = compare(DataType::float64, d1.data(), d2.data(), 2);
+    const Diff d = compare_bits(DataType::float64, d1.data(), d2.data(), 2);
     EXPECT_EQ(d.mismatches, 2u);
     EXPECT_EQ(d.max_ulp, 1u);
     // Integers: the difference of the values, also at the extremes.
     const std::vector<int64_t> i1 = {INT64_MIN, 5}, i2 = {INT64_MAX, 5};
-    const Diff i = compare(DataType::int64, i1.data(), i2.data(), 2);
+    const Diff i = compare_bits(DataType::int64, i1.data(), i2.data(), 2);
     EXPECT_EQ(i.mismatches, 1u);
     EXPECT_EQ(i.max_ulp, UINT64_MAX);
     const std::vector<int8_t> s1 = {-128}, s2 = {127};
-    EXPECT_EQ(compare(DataType::int8, s1.data(), s2.data(), 1).max_ulp, 255u);
-    EXPECT_THROW(compare(DataType::bool_, s1.data(), s2.data(), 1), Error);
+    EXPECT_EQ(compare_bits(DataType::int8, s1.data(), s2.data(), 1).max_ulp, 255u);
+    EXPECT_THROW(compare_bits(DataType::bool_, s1.data(), s2.data(), 1), Error);
 }
 
 // The expected side's conversions agree with llama.cpp's own (ggml_fp16_to_fp32_row,

@@ -58,7 +58,7 @@ struct Diff {
 
 // Compares n elements of `type` (float32, float16, bfloat16, float64 or an integer type; 16-bit
 // floats as their bit patterns). Throws gguftool::Error for another type.
-Diff compare(DataType type, const void *ours, const void *expected, uint64_t n);
+Diff compare_bits(DataType type, const void *ours, const void *expected, uint64_t n);
 
 // Exact widening and round-to-nearest-even narrowing (NaN stays NaN, quiet; overflow gives
 // infinity): how an expected float32 value is brought to a float16 or bfloat16 graph output.

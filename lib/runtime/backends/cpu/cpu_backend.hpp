@@ -2,7 +2,7 @@
 // on all threads; DequantizePacked is the dequantization core (internal to lib/runtime).
 #pragma once
 
-#include "gguftool/runtime.hpp"
+#include "gguftool/runtime/backend.hpp"
 
 namespace gguftool::runtime::cpu {
 

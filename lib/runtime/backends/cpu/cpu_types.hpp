@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "gguftool/runtime.hpp"
+#include "gguftool/runtime/backend.hpp"
 
 namespace gguftool::runtime::cpu {
 

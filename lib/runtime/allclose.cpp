@@ -62,9 +62,9 @@ std::string position(const Shape &shape, uint64_t i) {
 
 }  // namespace
 
-Comparison compare(const Tensor &got, const Tensor &expected, bool exact, double rtol,
+AllcloseResult allclose(const Tensor &got, const Tensor &expected, bool exact, double rtol,
                    double atol) {
-    Comparison c;
+    AllcloseResult c;
     if (got.dtype() != expected.dtype()) {
         c.message = fmt::format("type {}, expected {}", dtype_name(got.dtype()),
                                 dtype_name(expected.dtype()));

@@ -1,0 +1,110 @@
+// Loading an ONNX model (external data included) and running its graph on a backend.
+//
+// One call does it all:
+//     auto outputs = gguftool::runtime::run_model("model.onnx");   // [(name, Tensor)...]
+//
+// Every problem is a gguftool::Error naming the file and, for graph problems, the node
+// ("node \"n\" (Unpack-29): ...").
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gguftool/runtime/backend.hpp"
+#include "gguftool/runtime/tensor.hpp"
+
+namespace onnx {
+class ModelProto;
+class TensorProto;
+}  // namespace onnx
+
+namespace gguftool::runtime {
+
+// A graph input or output as declared: dtype (undefined if not declared) and dims (nullopt where
+// symbolic or absent; `dims` empty and has_shape false when no shape is declared).
+struct ValueInfo {
+    std::string name;
+    DataType dtype = DataType::undefined;
+    bool has_shape = false;
+    std::vector<std::optional<int64_t>> dims;
+};
+
+// A loaded, validated model: opsets resolved, every node's operator known, nodes in an execution
+// order, initializers (external data memory-mapped, not copied) ready. Copies share the model.
+class Model {
+public:
+    // Parses `path`; external data is found relative to its directory.
+    static Model load(const std::string &path);
+    // From a ModelProto built in memory (external data relative to base_dir).
+    static Model from_proto(const onnx::ModelProto &proto, const std::string &base_dir = ".",
+                            const std::string &name = "<model>");
+    static Model from_bytes(std::span<const uint8_t> bytes, const std::string &base_dir,
+                            const std::string &name);
+
+    const std::string &name() const;               // the path, or the name given
+    const std::vector<ValueInfo> &inputs() const;  // inputs to feed (initializers excluded)
+    const std::vector<ValueInfo> &outputs() const;
+    int64_t opset() const;  // version of the default domain ("" / "ai.onnx")
+    size_t node_count() const;
+
+    struct Impl;
+    const Impl &impl() const { return *impl_; }
+
+private:
+    std::shared_ptr<const Impl> impl_;
+};
+
+// Time and traffic of one node in a profiled run.
+struct NodeProfile {
+    std::string node;  // node name, or "#index" when unnamed
+    std::string op;    // "DequantizePacked-29"
+    double seconds = 0;
+    uint64_t bytes_read = 0;     // all inputs
+    uint64_t bytes_written = 0;  // all outputs
+};
+
+struct RunOptions {
+    std::string backend = "cpu";
+    unsigned threads = 0;  // 0 = all cores
+    bool profile = false;  // record a NodeProfile per node
+};
+
+using Inputs = std::map<std::string, Tensor>;
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+using OutputCallback = std::function<void(const std::string &name, const Tensor &value)>;
+
+class Session {
+public:
+    explicit Session(Model model, const RunOptions &options = {});
+    Session(Model model, std::unique_ptr<Backend> backend, bool profile = false);
+    ~Session();
+    Session(Session &&) noexcept;
+
+    // Runs the graph; returns every graph output, in graph order. Inputs are checked against the
+    // declared dtypes and dims; inputs the graph does not have are an error.
+    NamedTensors run(const Inputs &inputs = {});
+    // Streaming: hands each graph output to `on_output` as soon as it is computed, then frees it
+    // unless a later node needs it, so memory stays bounded by what is live.
+    void run(const Inputs &inputs, const OutputCallback &on_output);
+
+    const std::vector<NodeProfile> &profile() const;  // of the last run (when profiling)
+    const Model &model() const;
+    Backend &backend();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Loads `model_path` and runs it: the graph outputs by name, in graph order.
+NamedTensors run_model(const std::string &model_path, const Inputs &inputs = {},
+                       const RunOptions &options = {});
+
+}  // namespace gguftool::runtime
