@@ -14,9 +14,9 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "commands.hpp"
+#include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 #include "output.hpp"
 
@@ -204,7 +204,7 @@ int run(const Options &opt) {
                    st.bold, n, n == 1 ? "" : "s", report.matched, report.mismatched,
                    report.not_compared, st.reset, elements);
         fmt::print("decoded by {} ({} SIMD, {} threads)\n", report.decoding, quant::active_target(),
-                   opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency()));
+                   thread_count(opt.threads));
         fmt::print("compared with {}\n", report.reference);
     }
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {

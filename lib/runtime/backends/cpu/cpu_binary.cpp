@@ -9,7 +9,7 @@
 #include "../../half.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_types.hpp"
-#include "parallel.hpp"
+#include "gguftool/parallel.hpp"
 
 namespace gguftool::runtime::cpu {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "../../half.hpp"
 #include "cpu_backend.hpp"
-#include "parallel.hpp"
+#include "gguftool/parallel.hpp"
 
 namespace gguftool::runtime::cpu {
 namespace {
