@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "gguftool/dims.hpp"
 #include "gguftool/quant.hpp"
 
 namespace gguftool::cli::run {
@@ -31,12 +32,8 @@ void compare_output(const gguf::Model &gguf, const std::string &name, const runt
         return;
     }
     const char *type = type_name(info->type);
-    runtime::Shape shape(info->ne.begin(), info->ne.begin() + info->n_dims);
-    std::reverse(shape.begin(), shape.end());  // GGUF ne0 is ONNX's last dimension
-    if (shape.empty()) shape.push_back(1);
-    runtime::Shape got_shape = value.shape();
-    if (got_shape.empty()) got_shape.push_back(1);
-    if (shape != got_shape) {
+    const runtime::Shape shape = onnx_shape(std::span(info->ne).first(info->n_dims));
+    if (shape != value.shape()) {
         ++tally.differing;
         fmt::print("{}  MISMATCH: GGUF {} has shape {}\n", head, type,
                    runtime::shape_string(shape));

@@ -23,9 +23,10 @@ unsigned thread_count(unsigned requested);
 // 0: the calling thread alone). do_piece must not throw.
 void run_pieces(unsigned threads, uint64_t pieces, const std::function<void(uint64_t)> &do_piece);
 
-// Calls fn(begin, end) over contiguous ranges covering [0, n), on up to thread_count(threads)
-// threads, giving each at least `grain` units. Once all ranges have finished, the exception of
-// the first range (in range order) that threw is rethrown.
+// Calls fn(begin, end) over contiguous, nearly equal ranges covering [0, n): as many as
+// thread_count(threads) but no more than n / grain (rounded up), each on its own thread. Once all
+// ranges have finished, the exception of the first range (in range order) that threw is
+// rethrown.
 void parallel_for(uint64_t n, unsigned threads, uint64_t grain,
                   const std::function<void(uint64_t begin, uint64_t end)> &fn);
 
