@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "dispatch.hpp"
+#include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
@@ -199,7 +200,7 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
     // no faster than one, no decoder can scale beyond it either. Non-temporal stores, as the
     // decoders use for outputs this large (glibc's memset switches store kind with the size,
     // so memset of half the buffer per thread would measure something else).
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = thread_count(0);
     auto stream = [&](unsigned n_threads) {
         auto *bytes = reinterpret_cast<uint8_t *>(out.get());
         const size_t part = out_bytes / n_threads / 64 * 64;
@@ -256,7 +257,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (!o.target.empty()) force_target(o.target);
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = thread_count(0);
 
     std::vector<GgmlType> types;
     for (uint32_t id = 0; id < kGgmlTypeCount; ++id)

@@ -41,7 +41,7 @@ alignas(64) inline constexpr std::array<int32_t, 32> kBitOfLane = [] {
     return t;
 }();
 
-// The f16 at p, as fp16_to_f32 (common.hpp) would give it: the x86 targets use F16C's
+// The f16 at p, as fp16_to_f32 (gguftool/half.hpp) would give it: the x86 targets use F16C's
 // conversion, which is exact and quiets NaNs the same way.
 HWY_INLINE float load_f16_scale(const uint8_t *p) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL

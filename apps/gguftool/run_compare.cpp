@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "gguftool/dims.hpp"
 #include "gguftool/quant.hpp"
 
 namespace gguftool::cli::run {
@@ -34,12 +35,8 @@ void compare_output(const OutputTable &table, const gguf::Model &gguf, const std
         return;
     }
     const char *type = type_name(info->type);
-    runtime::Shape shape(info->ne.begin(), info->ne.begin() + info->n_dims);
-    std::reverse(shape.begin(), shape.end());  // GGUF ne0 is ONNX's last dimension
-    if (shape.empty()) shape.push_back(1);
-    runtime::Shape got_shape = value.shape();
-    if (got_shape.empty()) got_shape.push_back(1);
-    if (shape != got_shape) {
+    const runtime::Shape shape = onnx_shape(std::span(info->ne).first(info->n_dims));
+    if (shape != value.shape()) {
         ++tally.differing;
         row(fmt::format("MISMATCH: the GGUF tensor's shape is {} (ONNX order)",
                         runtime::shape_string(shape)));

@@ -14,9 +14,9 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "commands.hpp"
+#include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 #include "output.hpp"
 
@@ -204,8 +204,7 @@ int run(const Options &opt) {
         fmt::print("\n{}{} {}: {} match, {} mismatch, {} not compared{} ({} {})\n", st.bold, n,
                    plural(n, "tensor"), report.matched, report.mismatched, report.not_compared,
                    st.reset, elements, plural(elements, "element"));
-        const unsigned threads =
-            opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+        const unsigned threads = thread_count(opt.threads);
         fmt::print("decoded by {} ({} SIMD, {} {})\n", report.decoding, quant::active_target(),
                    threads, plural(threads, "thread"));
         fmt::print("compared with {}\n", report.reference);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gguftool/gguf.hpp"
-#include "mapped_file.hpp"
+#include "gguftool/mapped_file.hpp"
 #include "name_table.hpp"
 
 namespace gguftool::gguf {
@@ -15,7 +15,7 @@ struct File::Impl {
     explicit Impl(const std::string &p) : path(p), map(p) {}
 
     std::string path;
-    detail::MappedFile map;
+    MappedFile map;
     uint32_t version = 0;
     ByteOrder order = ByteOrder::little;
     uint64_t alignment = 32;

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 
+#include "gguftool/dims.hpp"
 #include "gguftool/onnx_schemas.hpp"
 #include "plan.hpp"
 
@@ -131,9 +132,7 @@ void set_attribute(onnx::NodeProto &n, const char *name, const std::vector<int64
 }
 
 std::vector<int64_t> onnx_dims(const gguf::TensorInfo &t) {
-    std::vector<int64_t> dims;
-    for (uint32_t i = t.n_dims; i-- > 0;) dims.push_back(static_cast<int64_t>(t.ne[i]));
-    return dims;
+    return onnx_shape(std::span(t.ne).first(t.n_dims));
 }
 
 }  // namespace gguftool::onnx_export::detail

@@ -94,7 +94,7 @@ void set_attribute(onnx::NodeProto &n, const char *name, int64_t v);
 void set_attribute(onnx::NodeProto &n, const char *name, const std::string &v);
 void set_attribute(onnx::NodeProto &n, const char *name, const std::vector<int64_t> &v);
 
-// The GGUF dims in ONNX order (ne[n_dims-1], ..., ne[0]).
+// The GGUF dims in ONNX order (ne[n_dims-1], ..., ne[0]): gguftool::onnx_shape.
 std::vector<int64_t> onnx_dims(const gguf::TensorInfo &t);
 
 // Streaming from the read-only input mapping (input_stream.cpp). After each chunk its pages are

@@ -2,7 +2,7 @@
 //
 // Highway 1.0.3's own DemoteTo(bfloat16) truncates, so bfloat16 rounding is done here with integer
 // ops. Its emulated half conversions (EMU128, and SSE4, which has no F16C) truncate and mishandle
-// inf/NaN, so those targets use the scalar code of narrow.hpp; AVX2 and AVX3 use F16C
+// inf/NaN, so those targets use the scalar code of gguftool/half.hpp; AVX2 and AVX3 use F16C
 // (vcvtps2ph/vcvtph2ps), which rounds to nearest even and quiets NaNs the same way.
 
 #undef HWY_TARGET_INCLUDE
@@ -12,11 +12,9 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include <cstring>
-
 #include "common.hpp"
 #include "dispatch.hpp"
-#include "narrow.hpp"
+#include "gguftool/half.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::quant::HWY_NAMESPACE {
@@ -35,7 +33,7 @@ void F32ToF16(const float *HWY_RESTRICT in, uint16_t *HWY_RESTRICT out, size_t n
         for (; i + lanes <= n; i += lanes)
             hn::StoreU(hn::DemoteTo(dh, hn::LoadU(df, in + i)), dh, half + i);
     }
-    for (; i < n; ++i) out[i] = f32_to_narrow(in[i], kHalf);
+    for (; i < n; ++i) out[i] = f32_to_fp16(in[i]);
 }
 
 void F32ToBF16(const float *HWY_RESTRICT in, uint16_t *HWY_RESTRICT out, size_t n) {
@@ -58,11 +56,8 @@ void F32ToBF16(const float *HWY_RESTRICT in, uint16_t *HWY_RESTRICT out, size_t 
             hn::IfThenElse(hn::RebindMask(du, hn::IsNaN(v)), hn::Or(high, quiet), rounded);
         hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di, result)), du16, out + i);  // values <= 0xFFFF
     }
-    for (; i < n; ++i) {
-        uint32_t bits;
-        std::memcpy(&bits, in + i, 4);
-        out[i] = f32_bits_to_bf16(bits);
-    }
+    // Qualified: quant::f32_to_bf16 is the array conversion.
+    for (; i < n; ++i) out[i] = gguftool::f32_to_bf16(in[i]);
 }
 
 void F32ToF64(const float *HWY_RESTRICT in, double *HWY_RESTRICT out, size_t n) {

@@ -1,5 +1,5 @@
 // Array conversions between float and the output formats, dispatched to the best instruction set
-// (convert.cpp). Results are identical on every target: RNE, NaN rule of narrow.hpp.
+// (convert.cpp). Results are identical on every target: RNE, NaN rule of gguftool/half.hpp.
 #pragma once
 
 #include <cstddef>

@@ -3,14 +3,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 
 #include "convert.hpp"
 #include "formats.hpp"
 #include "gguftool/error.hpp"
+#include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 #include "plain.hpp"
-#include "thread_pool.hpp"
 
 namespace gguftool::quant {
 namespace {
@@ -20,7 +19,6 @@ namespace {
 constexpr size_t kChunkFloats = 4096;
 // Below this much output, threads cost more than they save.
 constexpr uint64_t kSerialOutputBytes = 256 << 10;
-constexpr unsigned kMaxThreads = 256;
 
 void store_floats(const float *in, size_t n, uint8_t *out, DataType t) {
     switch (t) {
@@ -35,6 +33,8 @@ void store_floats(const float *in, size_t n, uint8_t *out, DataType t) {
             break;
         case DataType::float64:
             f32_to_f64(in, reinterpret_cast<double *>(out), n);
+            break;
+        default:  // decode() accepts only the four floating types
             break;
     }
 }
@@ -64,10 +64,9 @@ void decode_blocks(formats::BlockDecoder decoder, const TypeTraits &tt, const ui
 // everyone up at the end.
 constexpr uint64_t kPieceOutputBytes = 256 << 10;
 
-unsigned thread_count(unsigned requested, uint64_t pieces, uint64_t output_bytes) {
-    unsigned n = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-    if (output_bytes < kSerialOutputBytes) n = 1;
-    return unsigned(std::min<uint64_t>({n, kMaxThreads, pieces}));
+unsigned threads_for(unsigned requested, uint64_t pieces, uint64_t output_bytes) {
+    if (output_bytes < kSerialOutputBytes) return 1;
+    return unsigned(std::min<uint64_t>(thread_count(requested), pieces));
 }
 
 }  // namespace
@@ -112,7 +111,7 @@ void decode(GgmlType type, std::span<const uint8_t> input, uint64_t elements, vo
     const uint64_t unit_bytes = uint64_t(tt->block_size) * out_size;
     uint64_t piece = std::max<uint64_t>(1, kPieceOutputBytes / unit_bytes);
     uint64_t pieces = (units + piece - 1) / piece;
-    const unsigned n = thread_count(threads, pieces, elements * out_size);
+    const unsigned n = threads_for(threads, pieces, elements * out_size);
     // A large FLOAT output is split evenly, one piece per thread, so that each decoder call is big
     // enough for streaming stores (formats::kStreamMinBytes).
     if (decoder && out_type == DataType::float32 &&

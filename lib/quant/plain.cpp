@@ -6,7 +6,7 @@
 
 #include "common.hpp"
 #include "convert.hpp"
-#include "narrow.hpp"
+#include "gguftool/half.hpp"
 
 namespace gguftool::quant {
 namespace {
@@ -21,13 +21,6 @@ T load(const uint8_t *p) {
 template <class T, class Out>
 void widen(const uint8_t *in, size_t n, Out *out) {
     for (size_t i = 0; i < n; ++i) out[i] = Out(load<T>(in + i * sizeof(T)));
-}
-
-float bf16_to_f32(uint16_t h) {
-    const uint32_t bits = uint32_t(h) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
 }
 
 // Types whose every value a float holds exactly: converting through float rounds only once.
@@ -87,14 +80,15 @@ void widen_plain(GgmlType t, const uint8_t *in, size_t n, Out *out) {
 }
 
 // f64, i32 and i64 to half/bfloat16 in one rounding (going through float would round twice).
-void to_narrow_directly(GgmlType t, const uint8_t *in, size_t n, uint16_t *out, NarrowFormat f) {
+template <uint16_t (*narrow)(double)>
+void to_narrow_directly(GgmlType t, const uint8_t *in, size_t n, uint16_t *out) {
     for (size_t i = 0; i < n; ++i) {
         if (t == GgmlType::f64)
-            out[i] = f64_to_narrow(load<double>(in + 8 * i), f);
+            out[i] = narrow(load<double>(in + 8 * i));
         else if (t == GgmlType::i32)
-            out[i] = i64_to_narrow(load<int32_t>(in + 4 * i), f);
+            out[i] = narrow(double(load<int32_t>(in + 4 * i)));  // exact in a double
         else
-            out[i] = i64_to_narrow(load<int64_t>(in + 8 * i), f);
+            out[i] = narrow(i64_to_double_odd(load<int64_t>(in + 8 * i)));
     }
 }
 
@@ -113,14 +107,16 @@ void decode_plain(GgmlType t, const uint8_t *in, size_t n, void *out, DataType o
         case DataType::float64:
             widen_plain(t, in, n, static_cast<double *>(out));
             return;
-        case DataType::float16:
-        case DataType::bfloat16:
+        default:  // float16 and bfloat16 (decode() accepts only the four floating types)
             break;
     }
     auto *dst = static_cast<uint16_t *>(out);
     const bool half = out_type == DataType::float16;
     if (!exact_in_f32(t)) {
-        to_narrow_directly(t, in, n, dst, half ? kHalf : kBfloat16);
+        if (half)
+            to_narrow_directly<f64_to_fp16>(t, in, n, dst);
+        else
+            to_narrow_directly<f64_to_bf16>(t, in, n, dst);
         return;
     }
     constexpr size_t kChunk = 4096;

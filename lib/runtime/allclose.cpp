@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "gguftool/half.hpp"
 #include "gguftool/runtime.hpp"
-#include "half.hpp"
 
 namespace gguftool::runtime {
 namespace {
@@ -17,9 +17,9 @@ double float_at(const Tensor &t, uint64_t i) {
         case DataType::float64:
             return t.data_as<double>()[i];
         case DataType::float16:
-            return half_to_float(t.data_as<uint16_t>()[i]);
+            return fp16_to_f32(t.data_as<uint16_t>()[i]);
         case DataType::bfloat16:
-            return bfloat16_to_float(t.data_as<uint16_t>()[i]);
+            return bf16_to_f32(t.data_as<uint16_t>()[i]);
         default:
             return 0;
     }

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "mapped_file.hpp"
+#include "gguftool/mapped_file.hpp"
 #include "model_impl.hpp"
 #include "op_versions.hpp"
 
@@ -235,7 +235,7 @@ std::string directory_of(const std::string &path) {
 }  // namespace
 
 Model Model::load(const std::string &path) {
-    const std::shared_ptr<const detail::MappedFile> file = detail::MappedFile::open(path);
+    const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
     return from_bytes(file->bytes(), directory_of(path), path);
 }
 

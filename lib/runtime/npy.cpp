@@ -6,8 +6,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "gguftool/mapped_file.hpp"
 #include "gguftool/runtime.hpp"
-#include "mapped_file.hpp"
 
 namespace gguftool::runtime {
 namespace {
@@ -206,7 +206,7 @@ std::vector<uint8_t> encode_npy(const Tensor &t) {
 }
 
 Tensor read_npy(const std::string &path) {
-    const auto file = detail::MappedFile::open(path);
+    const auto file = MappedFile::open(path);
     return decode_npy(file->bytes(), path);
 }
 

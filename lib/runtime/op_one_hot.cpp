@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "half.hpp"
+#include "gguftool/half.hpp"
 #include "op.hpp"
 
 namespace gguftool::runtime::detail {
@@ -40,10 +40,10 @@ int64_t depth_value(const Tensor &t) {
             d = *reinterpret_cast<const double *>(p);
             break;
         case DataType::float16:
-            d = half_to_float(*reinterpret_cast<const uint16_t *>(p));
+            d = fp16_to_f32(*reinterpret_cast<const uint16_t *>(p));
             break;
         case DataType::bfloat16:
-            d = bfloat16_to_float(*reinterpret_cast<const uint16_t *>(p));
+            d = bf16_to_f32(*reinterpret_cast<const uint16_t *>(p));
             break;
         default:
             throw Error(fmt::format("input depth must be numeric, not {}", dtype_name(t.dtype())));

@@ -5,13 +5,13 @@
 #include <cstring>
 #include <filesystem>
 
-#include "mapped_file.hpp"
+#include "gguftool/mapped_file.hpp"
 #include "tensor_proto.hpp"
 
 namespace gguftool::runtime {
 
 Tensor read_tensor_pb(const std::string &path) {
-    const auto file = detail::MappedFile::open(path);
+    const auto file = MappedFile::open(path);
     const std::span<const uint8_t> bytes = file->bytes();
     if (bytes.size() > size_t(INT_MAX))
         throw Error(path, std::nullopt, "a serialized TensorProto cannot exceed 2 GiB");
@@ -24,7 +24,7 @@ Tensor read_tensor_pb(const std::string &path) {
 }
 
 Tensor read_tensor_file(const std::string &path) {
-    const auto file = detail::MappedFile::open(path);
+    const auto file = MappedFile::open(path);
     const std::span<const uint8_t> bytes = file->bytes();
     if (bytes.size() >= 6 && std::memcmp(bytes.data(), "\x93NUMPY", 6) == 0)
         return decode_npy(bytes, path);

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "gguftool/mapped_file.hpp"
 #include "gguftool/runtime.hpp"
-#include "mapped_file.hpp"
 
 namespace gguftool::runtime::detail {
 

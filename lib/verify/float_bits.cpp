@@ -1,5 +1,6 @@
 // float16 / bfloat16 <-> float32, written here independently of the core's conversions so that
 // the expected side of a comparison does not share code with the side under test.
+// Deliberately not gguftool/half.hpp: this is the verify oracle for it; keep the two independent.
 #include <bit>
 #include <cstdint>
 

@@ -5,8 +5,8 @@
 
 #include <cstring>
 
+#include "gguftool/parallel.hpp"
 #include "gguftool/verify.hpp"
-#include "parallel.hpp"
 
 namespace gguftool::verify {
 namespace {
@@ -75,14 +75,12 @@ void LlamaDecoder::decode(GgmlType type, std::span<const uint8_t> bytes, uint64_
         return;
     }
     const RowFn fn = row_fn(type);
-    const unsigned parts = unsigned(
-        std::min<uint64_t>(detail::thread_count(threads), elements / kElementsPerThread + 1));
-    detail::for_each_part(elements, t.block_size, parts,
-                          [&](unsigned, uint64_t first, uint64_t last) {
-                              if (first == last) return;
-                              fn(bytes.data() + first / t.block_size * t.type_size, out + first,
-                                 int64_t(last - first));
-                          });
+    const unsigned parts =
+        unsigned(std::min<uint64_t>(thread_count(threads), elements / kElementsPerThread + 1));
+    for_each_part(elements, t.block_size, parts, [&](unsigned, uint64_t first, uint64_t last) {
+        if (first == last) return;
+        fn(bytes.data() + first / t.block_size * t.type_size, out + first, int64_t(last - first));
+    });
 }
 
 }  // namespace gguftool::verify

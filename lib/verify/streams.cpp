@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "parallel.hpp"
+#include "gguftool/parallel.hpp"
 #include "verify_impl.hpp"
 
 namespace gguftool::verify::detail {

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
+#include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
-#include "parallel.hpp"
 #include "verify_impl.hpp"
 
 namespace gguftool::verify {

@@ -3,21 +3,18 @@
 // conversion.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstring>
 #include <set>
 
+#include "gguftool/dims.hpp"
 #include "verify_impl.hpp"
 
 namespace gguftool::verify::detail {
 namespace {
 
-// The GGUF tensor's shape as ONNX writes it (ne0 is the last dimension; a scalar is [1]).
+// The GGUF tensor's shape as the exporter writes it (no dims: a scalar, shape []).
 runtime::Shape onnx_shape(const gguf::TensorInfo &t) {
-    runtime::Shape s(t.ne.begin(), t.ne.begin() + t.n_dims);
-    std::reverse(s.begin(), s.end());
-    if (s.empty()) s.push_back(1);
-    return s;
+    return gguftool::onnx_shape(std::span(t.ne).first(t.n_dims));
 }
 
 // What an output of `dtype` should hold for tensor `t`: the tensor's own bytes when the output
@@ -43,8 +40,7 @@ TensorResult verify_output(Context &ctx, const std::string &name, const runtime:
     }
     r.type = type_name(t->type);
     r.elements = t->elements;
-    runtime::Shape got = value.shape();
-    if (got.empty()) got.push_back(1);
+    const runtime::Shape &got = value.shape();
     if (got != onnx_shape(*t)) {
         r.status = Status::mismatch;
         r.diff.mismatches = t->elements;  // nothing comparable: every element counts as wrong

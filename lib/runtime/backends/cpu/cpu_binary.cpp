@@ -6,10 +6,10 @@
 // carries more than 2p + 2 bits of their precision p, so the result is the correctly rounded one.
 #include <vector>
 
-#include "../../half.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_types.hpp"
-#include "parallel.hpp"
+#include "gguftool/half.hpp"
+#include "gguftool/parallel.hpp"
 
 namespace gguftool::runtime::cpu {
 namespace {
@@ -62,9 +62,9 @@ Plan plan(const Shape &a, const Shape &b, const Shape &y) {
 template <class T, class Op>
 inline T apply(T a, T b, Op op) {
     if constexpr (std::is_same_v<T, F16>) {
-        return F16{float_to_half(op(half_to_float(a.bits), half_to_float(b.bits)))};
+        return F16{f32_to_fp16(op(fp16_to_f32(a.bits), fp16_to_f32(b.bits)))};
     } else if constexpr (std::is_same_v<T, BF16>) {
-        return BF16{float_to_bfloat16(op(bfloat16_to_float(a.bits), bfloat16_to_float(b.bits)))};
+        return BF16{f32_to_bf16(op(bf16_to_f32(a.bits), bf16_to_f32(b.bits)))};
     } else if constexpr (std::is_integral_v<T>) {
         // Unsigned and at least 32 bits wide: wraps without undefined behaviour (narrower types
         // would be promoted to int, where 65535 * 65535 overflows).

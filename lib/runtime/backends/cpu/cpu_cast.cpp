@@ -10,10 +10,10 @@
 #include <cstring>
 #include <limits>
 
-#include "../../half.hpp"
 #include "cpu_backend.hpp"
 #include "cpu_types.hpp"
-#include "parallel.hpp"
+#include "gguftool/half.hpp"
+#include "gguftool/parallel.hpp"
 
 namespace gguftool::runtime::cpu {
 namespace {
@@ -26,10 +26,10 @@ inline double widen(double v) {
     return v;
 }
 inline float widen(F16 v) {
-    return half_to_float(v.bits);
+    return fp16_to_f32(v.bits);
 }
 inline float widen(BF16 v) {
-    return bfloat16_to_float(v.bits);
+    return bf16_to_f32(v.bits);
 }
 inline uint64_t widen(Bool v) {
     return v.v != 0;
@@ -61,9 +61,9 @@ inline D narrow(float v) {
     else if constexpr (std::is_same_v<D, double>)
         return double(v);
     else if constexpr (std::is_same_v<D, F16>)
-        return F16{float_to_half(v)};
+        return F16{f32_to_fp16(v)};
     else if constexpr (std::is_same_v<D, BF16>)
-        return BF16{float_to_bfloat16(v)};
+        return BF16{f32_to_bf16(v)};
     else if constexpr (std::is_same_v<D, Bool>)
         return Bool{uint8_t(v != 0)};
     else
@@ -77,9 +77,9 @@ inline D narrow(double v) {
     else if constexpr (std::is_same_v<D, double>)
         return v;
     else if constexpr (std::is_same_v<D, F16>)
-        return F16{double_to_half(v)};
+        return F16{f64_to_fp16(v)};
     else if constexpr (std::is_same_v<D, BF16>)
-        return BF16{double_to_bfloat16(v)};
+        return BF16{f64_to_bf16(v)};
     else if constexpr (std::is_same_v<D, Bool>)
         return Bool{uint8_t(v != 0)};
     else
@@ -95,14 +95,14 @@ inline D narrow(I v) {
         return double(v);
     else if constexpr (std::is_same_v<D, F16>) {
         if constexpr (std::is_signed_v<I>)
-            return F16{double_to_half(i64_to_double_odd(v))};
+            return F16{f64_to_fp16(i64_to_double_odd(v))};
         else
-            return F16{double_to_half(u64_to_double_odd(v))};
+            return F16{f64_to_fp16(u64_to_double_odd(v))};
     } else if constexpr (std::is_same_v<D, BF16>) {
         if constexpr (std::is_signed_v<I>)
-            return BF16{double_to_bfloat16(i64_to_double_odd(v))};
+            return BF16{f64_to_bf16(i64_to_double_odd(v))};
         else
-            return BF16{double_to_bfloat16(u64_to_double_odd(v))};
+            return BF16{f64_to_bf16(u64_to_double_odd(v))};
     } else if constexpr (std::is_same_v<D, Bool>)
         return Bool{uint8_t(v != 0)};
     else

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <optional>
 
-#include "../../half.hpp"
 #include "cpu_backend.hpp"
-#include "parallel.hpp"
+#include "gguftool/half.hpp"
+#include "gguftool/parallel.hpp"
 
 namespace gguftool::runtime::cpu {
 namespace {
@@ -43,10 +43,10 @@ std::optional<int64_t> index_at(DataType t, const uint8_t *p, uint64_t i) {
             d = reinterpret_cast<const double *>(p)[i];
             break;
         case DataType::float16:
-            d = half_to_float(reinterpret_cast<const uint16_t *>(p)[i]);
+            d = fp16_to_f32(reinterpret_cast<const uint16_t *>(p)[i]);
             break;
         case DataType::bfloat16:
-            d = bfloat16_to_float(reinterpret_cast<const uint16_t *>(p)[i]);
+            d = bf16_to_f32(reinterpret_cast<const uint16_t *>(p)[i]);
             break;
         default:
             return std::nullopt;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cpu_backend.hpp"
-#include "parallel.hpp"
+#include "gguftool/parallel.hpp"
 
 namespace gguftool::runtime::cpu {
 namespace {
@@ -114,7 +114,7 @@ void CpuBackend::unpack(const UnpackParams &p, const DeviceTensor &x, DeviceTens
 
     if (inner == 1) {
         // Contiguous rows. Split over rows, or within rows (at group boundaries) when few.
-        if (outer >= 4 * std::max(1u, threads_) || count < kGrain) {
+        if (outer >= 4 * thread_count(threads_) || count < kGrain) {
             parallel_for(outer, threads_, std::max<uint64_t>(1, kGrain / count),
                          [&](uint64_t b, uint64_t e) {
                              for (uint64_t r = b; r < e; ++r)

@@ -1,14 +1,17 @@
-#include "thread_pool.hpp"
+// The thread pool and the range-splitting shapes on it.
+#include "gguftool/parallel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-namespace gguftool::quant {
+namespace gguftool {
 namespace {
 
 inline void cpu_pause() {
@@ -97,15 +100,58 @@ private:
     bool stopping_ = false;
 };
 
+// Runs do_part(i) for i in [0, parts) on up to `threads` threads and rethrows the first (by i)
+// exception once all have finished.
+void run_parts(unsigned threads, uint64_t parts, const std::function<void(uint64_t)> &do_part) {
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(parts));
+    run_pieces(threads, parts, [&](uint64_t i) {
+        try {
+            do_part(i);
+        } catch (...) {
+            errors[size_t(i)] = std::current_exception();
+        }
+    });
+    for (const std::exception_ptr &e : errors)
+        if (e) std::rethrow_exception(e);
+}
+
 }  // namespace
 
+unsigned thread_count(unsigned requested) {
+    const unsigned n = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+    return std::min(n, kMaxThreads);
+}
+
 void run_pieces(unsigned threads, uint64_t pieces, const std::function<void(uint64_t)> &do_piece) {
-    if (threads <= 1) {
+    if (threads <= 1 || pieces <= 1) {
         for (uint64_t p = 0; p < pieces; ++p) do_piece(p);
         return;
     }
     static ThreadPool pool;
-    pool.run(threads - 1, pieces, do_piece);
+    pool.run(unsigned(std::min<uint64_t>(threads, pieces)) - 1, pieces, do_piece);
 }
 
-}  // namespace gguftool::quant
+void parallel_for(uint64_t n, unsigned threads, uint64_t grain,
+                  const std::function<void(uint64_t, uint64_t)> &fn) {
+    if (n == 0) return;
+    grain = std::max<uint64_t>(grain, 1);
+    const uint64_t t = std::min<uint64_t>(thread_count(threads), (n + grain - 1) / grain);
+    if (t <= 1) {
+        fn(0, n);
+        return;
+    }
+    run_parts(unsigned(t), t, [&](uint64_t i) {
+        fn(uint64_t((unsigned __int128)n * i / t), uint64_t((unsigned __int128)n * (i + 1) / t));
+    });
+}
+
+void for_each_part(uint64_t n, uint64_t granule, unsigned parts,
+                   const std::function<void(unsigned, uint64_t, uint64_t)> &f) {
+    const uint64_t granules = (n + granule - 1) / granule;
+    parts = unsigned(std::clamp<uint64_t>(granules, 1, std::max(1u, parts)));
+    const auto bounds = [&](uint64_t p) { return std::min(n, granules * p / parts * granule); };
+    run_parts(std::min(parts, kMaxThreads), parts,
+              [&](uint64_t p) { f(unsigned(p), bounds(p), bounds(p + 1)); });
+}
+
+}  // namespace gguftool
