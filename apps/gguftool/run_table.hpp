@@ -40,9 +40,8 @@ public:
     // One row: the output's name, type and shape, then `rest`.
     void print_row(std::string_view name, const runtime::Tensor &value,
                    std::string_view rest) const {
-        fmt::print("{:<{}}  {:<{}}  {:<{}}  {}\n", name, name_width_,
-                   dtype_name(value.dtype()), kTypeWidth,
-                   runtime::shape_string(value.shape()), shape_width_, rest);
+        fmt::print("{:<{}}  {:<{}}  {:<{}}  {}\n", name, name_width_, dtype_name(value.dtype()),
+                   kTypeWidth, runtime::shape_string(value.shape()), shape_width_, rest);
     }
 
 private:

@@ -63,7 +63,7 @@ std::string position(const Shape &shape, uint64_t i) {
 }  // namespace
 
 AllcloseResult allclose(const Tensor &got, const Tensor &expected, bool exact, double rtol,
-                   double atol) {
+                        double atol) {
     AllcloseResult c;
     if (got.dtype() != expected.dtype()) {
         c.message = fmt::format("type {}, expected {}", dtype_name(got.dtype()),

@@ -77,7 +77,8 @@ TEST(Model, ExternalDataIsMappedAndValidated) {
     // Without length, the dims decide the size; "./" is fine.
     set_external(b.initializer_proto("w"), "./sub/weights.bin", 100, -1);
     b.save(tmp.file("model.onnx"));
-    EXPECT_TRUE(rt::allclose(rt::run_model(tmp.file("model.onnx"))[0].second, expected, true).equal);
+    EXPECT_TRUE(
+        rt::allclose(rt::run_model(tmp.file("model.onnx"))[0].second, expected, true).equal);
 
     const auto expect_load_error = [&](const std::string &location, int64_t offset, int64_t length,
                                        const std::string &fragment) {

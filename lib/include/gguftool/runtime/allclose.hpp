@@ -20,6 +20,6 @@ struct AllcloseResult {
 // assert_allclose, ONNX's runner defaults), infinities must match; with `exact`, identical bits.
 // NaN equals NaN in both modes.
 AllcloseResult allclose(const Tensor &got, const Tensor &expected, bool exact, double rtol = 1e-3,
-                   double atol = 1e-7);
+                        double atol = 1e-7);
 
 }  // namespace gguftool::runtime
