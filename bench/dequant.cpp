@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "dispatch.hpp"
+#include "formats/dispatch.hpp"
 #include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/reference.hpp"

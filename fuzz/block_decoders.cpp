@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "dispatch.hpp"
+#include "formats/dispatch.hpp"
 #include "gguftool/error.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/reference.hpp"

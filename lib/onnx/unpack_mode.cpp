@@ -21,9 +21,9 @@
 #include <array>
 #include <vector>
 
-#include "codebooks/iq4_values.hpp"
-#include "common.hpp"
-#include "e2m1_table.hpp"
+#include "formats/codebooks/iq4_values.hpp"
+#include "formats/common.hpp"
+#include "formats/e2m1_table.hpp"
 #include "gguftool/onnx_schemas.hpp"
 #include "plan.hpp"
 

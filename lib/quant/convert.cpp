@@ -12,8 +12,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "common.hpp"
-#include "dispatch.hpp"
+#include "formats/common.hpp"
+#include "formats/dispatch.hpp"
 #include "gguftool/half.hpp"
 
 HWY_BEFORE_NAMESPACE();

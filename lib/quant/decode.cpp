@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "convert.hpp"
-#include "formats.hpp"
+#include "formats/formats.hpp"
 #include "gguftool/error.hpp"
 #include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "common.hpp"
+#include "formats/common.hpp"
 #include "convert.hpp"
 #include "gguftool/half.hpp"
 

@@ -1,4 +1,4 @@
-#include "dispatch.hpp"
+#include "formats/dispatch.hpp"
 #include "gguftool/quant.hpp"
 
 namespace gguftool::quant {

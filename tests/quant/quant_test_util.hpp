@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "dispatch.hpp"
+#include "formats/dispatch.hpp"
 #include "ggml_data.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/reference.hpp"

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "formats.hpp"
+#include "formats/formats.hpp"
 #include "quant_test_util.hpp"
 
 namespace gguftool::testutil {

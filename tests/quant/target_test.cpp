@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
-#include "dispatch.hpp"
+#include "formats/dispatch.hpp"
 
 namespace gguftool::simd {
 namespace {
