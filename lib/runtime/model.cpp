@@ -11,7 +11,6 @@
 
 #include "gguftool/mapped_file.hpp"
 #include "model_impl.hpp"
-#include "op_versions.hpp"
 
 namespace gguftool::runtime {
 namespace {
@@ -90,7 +89,7 @@ void resolve_nodes(Impl &impl, const onnx::GraphProto &g, std::vector<Impl::Node
         std::string why;
         node.op = detail::find_op(n.op_type(), impl.opset, &why);
         if (!node.op) fail(why);
-        node.version = detail::onnx_op_version(n.op_type(), impl.opset, node.op->since);
+        node.version = node.op->onnx_version(impl.opset);
         node.label = node_label(n, size_t(i), node.version);
         const detail::OpDef &op = *node.op;
         if (n.input_size() < op.min_inputs || n.input_size() > op.max_inputs)

@@ -17,7 +17,7 @@ struct Model::Impl {
     struct Node {
         const onnx::NodeProto *proto = nullptr;
         const detail::OpDef *op = nullptr;
-        int version = 0;    // the ONNX operator version the opset selects (op_versions.hpp)
+        int version = 0;    // the ONNX operator version the opset selects (OpDef::onnx_version)
         std::string label;  // node "name" (Op-V) -- for errors and profiles
         std::string name;   // node name, or "#index"
     };

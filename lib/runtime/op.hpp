@@ -76,11 +76,22 @@ using OpFn = void (*)(OpContext &);
 struct OpDef {
     std::string_view op_type;
     int since;  // first opset version with these semantics
+    // Later ONNX versions of the operator with the same semantics here (they only widened the
+    // type lists), ascending: a node at opset 29 runs Identity-1's code but is Identity-25.
+    std::vector<int> same_as_later;
     int min_inputs, max_inputs;
     int min_outputs, max_outputs;
     std::vector<std::string_view> attributes;
     OpFn run;
     bool view = false;  // output shares the input's buffer (Reshape, Unsqueeze, Identity)
+
+    // The ONNX version of this operator that a model of `opset` uses ("Identity-25").
+    int onnx_version(int64_t opset) const {
+        int v = since;
+        for (int later : same_as_later)
+            if (later <= opset) v = later;
+        return v;
+    }
 };
 
 // Newest version of `op_type` the default-domain opset `opset` selects, or nullptr with `why`.

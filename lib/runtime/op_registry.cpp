@@ -1,8 +1,9 @@
 // The operator table: every (op_type, version) the runtime executes, default domain only.
 //
-// A row's `since` is the first opset version with its semantics; later ONNX versions that only
-// widened the type lists (Unsqueeze-21/23/24/25, Cast-21..., Reshape-19..., Identity-14...) reuse
-// it. A model at opset V runs the newest row with since <= V.
+// A row's `since` is the first opset version with its semantics; `same_as_later` lists the later
+// ONNX versions that only widened the type lists (from ONNX's operator changelog, up to opset 25;
+// DequantizePacked and Unpack are opset 29's), so a node is named as ONNX names it. A model at
+// opset V runs the newest row with since <= V.
 #include <fmt/format.h>
 
 #include <limits>
@@ -18,35 +19,37 @@ const std::vector<OpDef> &table() {
     static const std::vector<OpDef> ops = {
         {"DequantizePacked",
          29,
+         {},
          1,
          1,
          1,
          1,
          {"format", "shape", "output_dtype"},
          run_dequantize_packed},
-        {"Unpack", 29, 2, 2, 1, 1, {"axis", "bits", "radix", "group_size"}, run_unpack},
-        {"Unsqueeze", 1, 1, 1, 1, 1, {"axes"}, run_unsqueeze, true},
-        {"Unsqueeze", 11, 1, 1, 1, 1, {"axes"}, run_unsqueeze, true},
-        {"Unsqueeze", 13, 2, 2, 1, 1, {}, run_unsqueeze, true},
-        {"OneHot", 9, 3, 3, 1, 1, {"axis"}, run_one_hot},
-        {"OneHot", 11, 3, 3, 1, 1, {"axis"}, run_one_hot},
-        {"Cast", 6, 1, 1, 1, 1, {"to"}, run_cast},
-        {"Cast", 19, 1, 1, 1, 1, {"to", "saturate", "round_mode"}, run_cast},
-        {"Add", 7, 2, 2, 1, 1, {}, run_add},
-        {"Sub", 7, 2, 2, 1, 1, {}, run_sub},
-        {"Mul", 7, 2, 2, 1, 1, {}, run_mul},
-        {"Gather", 1, 2, 2, 1, 1, {"axis"}, run_gather},
-        {"Gather", 11, 2, 2, 1, 1, {"axis"}, run_gather},
-        {"Reshape", 5, 2, 2, 1, 1, {}, run_reshape, true},
-        {"Reshape", 14, 2, 2, 1, 1, {"allowzero"}, run_reshape, true},
-        {"Identity", 1, 1, 1, 1, 1, {}, run_identity, true},
-        {"Concat", 1, 1, kMany, 1, 1, {"axis"}, run_concat},
-        {"Concat", 4, 1, kMany, 1, 1, {"axis"}, run_concat},
-        {"Concat", 11, 1, kMany, 1, 1, {"axis"}, run_concat},
-        {"Constant", 1, 0, 0, 1, 1, {"value"}, run_constant},
-        {"Constant", 11, 0, 0, 1, 1, {"value", "sparse_value"}, run_constant},
+        {"Unpack", 29, {}, 2, 2, 1, 1, {"axis", "bits", "radix", "group_size"}, run_unpack},
+        {"Unsqueeze", 1, {}, 1, 1, 1, 1, {"axes"}, run_unsqueeze, true},
+        {"Unsqueeze", 11, {}, 1, 1, 1, 1, {"axes"}, run_unsqueeze, true},
+        {"Unsqueeze", 13, {21, 23, 24, 25}, 2, 2, 1, 1, {}, run_unsqueeze, true},
+        {"OneHot", 9, {}, 3, 3, 1, 1, {"axis"}, run_one_hot},
+        {"OneHot", 11, {}, 3, 3, 1, 1, {"axis"}, run_one_hot},
+        {"Cast", 6, {9, 13}, 1, 1, 1, 1, {"to"}, run_cast},
+        {"Cast", 19, {21, 23, 24, 25}, 1, 1, 1, 1, {"to", "saturate", "round_mode"}, run_cast},
+        {"Add", 7, {13, 14}, 2, 2, 1, 1, {}, run_add},
+        {"Sub", 7, {13, 14}, 2, 2, 1, 1, {}, run_sub},
+        {"Mul", 7, {13, 14}, 2, 2, 1, 1, {}, run_mul},
+        {"Gather", 1, {}, 2, 2, 1, 1, {"axis"}, run_gather},
+        {"Gather", 11, {13}, 2, 2, 1, 1, {"axis"}, run_gather},
+        {"Reshape", 5, {13}, 2, 2, 1, 1, {}, run_reshape, true},
+        {"Reshape", 14, {19, 21, 23, 24, 25}, 2, 2, 1, 1, {"allowzero"}, run_reshape, true},
+        {"Identity", 1, {13, 14, 16, 19, 21, 23, 24, 25}, 1, 1, 1, 1, {}, run_identity, true},
+        {"Concat", 1, {}, 1, kMany, 1, 1, {"axis"}, run_concat},
+        {"Concat", 4, {}, 1, kMany, 1, 1, {"axis"}, run_concat},
+        {"Concat", 11, {13}, 1, kMany, 1, 1, {"axis"}, run_concat},
+        {"Constant", 1, {9}, 0, 0, 1, 1, {"value"}, run_constant},
+        {"Constant", 11, {}, 0, 0, 1, 1, {"value", "sparse_value"}, run_constant},
         {"Constant",
          12,
+         {13, 19, 21, 23, 24, 25},
          0,
          0,
          1,
