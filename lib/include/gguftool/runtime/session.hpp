@@ -21,8 +21,7 @@
 #include "gguftool/runtime/tensor.hpp"
 
 namespace onnx {
-class ModelProto;
-class TensorProto;
+class ModelProto;  // onnx_pb.h: only code that uses it includes protobuf
 }  // namespace onnx
 
 namespace gguftool::runtime {
