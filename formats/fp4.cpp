@@ -60,7 +60,7 @@ HWY_INLINE Fp4Values fp4_values(const uint8_t *q) {
 #endif
 }
 
-// mxfp4, 17 bytes: e8m0 scale e, 16 bytes of nibbles. y[j] = e2m1x2[q[j] & 15] * 2^(e-128),
+// mxfp4: e8m0 scale e, 16 bytes of nibbles. y[j] = e2m1x2[q[j] & 15] * 2^(e-128),
 // y[j+16] from q[j] >> 4.
 template <bool kStream>
 void mxfp4_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -76,7 +76,7 @@ void mxfp4_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// nvfp4, 36 bytes: 4 ue4m3 scales, then 4 sub-blocks of 8 bytes of nibbles. Sub-block s gives
+// nvfp4: 4 ue4m3 scales, then 4 sub-blocks of 8 bytes of nibbles. Sub-block s gives
 // y[16s + j] = e2m1x2[q[8s+j] & 15] * ue4m3_half(scale[s]), y[16s + 8 + j] from q[8s+j] >> 4.
 template <bool kStream>
 void nvfp4_blocks(const uint8_t *in, size_t nblocks, float *out) {

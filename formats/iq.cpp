@@ -191,7 +191,7 @@ HWY_INLINE void put_shifted(float scale, const float *delta, const int8_t *grid,
     }
 }
 
-// iq2_xxs (66 bytes): f16 d; per sub-block 8 bytes: 4 grid indices, then a u32 holding four
+// iq2_xxs: f16 d; per sub-block 8 bytes: 4 grid indices, then a u32 holding four
 // 7-bit sign indices and a 4-bit scale.
 template <bool kStream>
 void iq2_xxs_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -210,7 +210,7 @@ void iq2_xxs_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// iq2_xs (74 bytes): f16 d, 32 u16 codes (9-bit grid index, 7-bit sign index), 8 bytes of two
+// iq2_xs: f16 d, 32 u16 codes (9-bit grid index, 7-bit sign index), 8 bytes of two
 // 4-bit scales.
 template <bool kStream>
 void iq2_xs_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -255,7 +255,7 @@ HWY_INLINE void iq2_s_groups(const uint8_t *qs, const uint8_t *qh, uint16_t *idx
 #endif
 }
 
-// iq2_s (82 bytes): f16 d, 32 grid index low bytes, 32 sign bytes, 8 bytes of index high bits
+// iq2_s: f16 d, 32 grid index low bytes, 32 sign bytes, 8 bytes of index high bits
 // (2 per group), 8 bytes of two 4-bit scales.
 template <bool kStream>
 void iq2_s_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -276,7 +276,7 @@ void iq2_s_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// iq3_xxs (98 bytes): f16 d, 64 grid indices (4 elements each), then per sub-block a u32 holding
+// iq3_xxs: f16 d, 64 grid indices (4 elements each), then per sub-block a u32 holding
 // four 7-bit sign indices and a 4-bit scale.
 template <bool kStream>
 void iq3_xxs_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -319,7 +319,7 @@ HWY_INLINE void iq3_s_entries(const uint8_t *qs, const uint8_t *qh, uint16_t *id
 #endif
 }
 
-// iq3_s (110 bytes): f16 d, 64 grid index low bytes, 8 bytes of index high bits (1 per entry),
+// iq3_s: f16 d, 64 grid index low bytes, 8 bytes of index high bits (1 per entry),
 // 32 sign bytes, 4 bytes of two 4-bit scales.
 template <bool kStream>
 void iq3_s_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -369,7 +369,7 @@ HWY_INLINE void iq1_s_groups(const uint8_t *qs, const uint8_t *qh, uint16_t *idx
 #endif
 }
 
-// iq1_s (50 bytes): f16 d, 32 grid index low bytes, 8 u16: index high bits (3 per group), a
+// iq1_s: f16 d, 32 grid index low bytes, 8 u16: index high bits (3 per group), a
 // 3-bit scale and the sign of the shift.
 template <bool kStream>
 void iq1_s_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -415,7 +415,7 @@ HWY_INLINE void iq1_m_groups(const uint8_t *qs, const uint8_t *qh, uint16_t *idx
 #endif
 }
 
-// iq1_m (56 bytes): 32 grid index low bytes, 16 bytes of (3 index high bits, shift sign) per
+// iq1_m: 32 grid index low bytes, 16 bytes of (3 index high bits, shift sign) per
 // group, 4 u16 holding 3-bit scales and, in their top nibbles, the f16 d.
 template <bool kStream>
 void iq1_m_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -470,7 +470,7 @@ HWY_INLINE void put_iq4(float scale, const uint8_t *q, float *out) {
 #endif
 }
 
-// iq4_nl (18 bytes): f16 d, 16 bytes of 4-bit codes.
+// iq4_nl: f16 d, 16 bytes of 4-bit codes.
 template <bool kStream>
 void iq4_nl_blocks(const uint8_t *in, size_t nblocks, float *out) {
     for (size_t b = 0; b < nblocks;
@@ -478,7 +478,7 @@ void iq4_nl_blocks(const uint8_t *in, size_t nblocks, float *out) {
         put_iq4<kStream>(load_f16_scale(in), in + offsetof(BlockIq4_NL, qs), out);
 }
 
-// iq4_xs (136 bytes): f16 d, u16 of 2-bit scale high parts, 4 bytes of 4-bit scale low parts, 128
+// iq4_xs: f16 d, u16 of 2-bit scale high parts, 4 bytes of 4-bit scale low parts, 128
 // bytes of 4-bit codes.
 template <bool kStream>
 void iq4_xs_blocks(const uint8_t *in, size_t nblocks, float *out) {

@@ -66,7 +66,7 @@ GGUFTOOL_CHECK_BLOCK(BlockQ8_1, sizeof(BlockQ8_1::qs));
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 
-// q4_0, 18 bytes: f16 d, 16 bytes of nibbles. y[j] = ((q[j] & 15) - 8) * d, y[j+16] from q[j] >> 4.
+// q4_0: f16 d, 16 bytes of nibbles. y[j] = ((q[j] & 15) - 8) * d, y[j+16] from q[j] >> 4.
 template <bool kStream>
 void q4_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
@@ -86,7 +86,7 @@ void q4_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// q4_1, 20 bytes: f16 d, f16 m, 16 bytes of nibbles. y = nibble * d + m, low nibbles first.
+// q4_1: f16 d, f16 m, 16 bytes of nibbles. y = nibble * d + m, low nibbles first.
 template <bool kStream>
 void q4_1_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
@@ -123,7 +123,7 @@ HWY_INLINE Q5Codes q5_codes(const uint8_t *qs, VI qh, size_t j) {
             hn::TestBit(qh, hn::Load(di, kBitOfLane.data() + 16 + j))};
 }
 
-// q5_0, 22 bytes: f16 d, u32 qh, 16 bytes of nibbles. y = ((nibble | fifth bit << 4) - 16) * d.
+// q5_0: f16 d, u32 qh, 16 bytes of nibbles. y = ((nibble | fifth bit << 4) - 16) * d.
 template <bool kStream>
 void q5_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
@@ -144,7 +144,7 @@ void q5_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// q5_1, 24 bytes: f16 d, f16 m, u32 qh, 16 bytes of nibbles. y = (nibble | fifth bit << 4) * d + m.
+// q5_1: f16 d, f16 m, u32 qh, 16 bytes of nibbles. y = (nibble | fifth bit << 4) * d + m.
 template <bool kStream>
 void q5_1_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
@@ -165,7 +165,7 @@ void q5_1_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// q8_0 (34 bytes: f16 d, 32 int8) and q8_1 (36 bytes: f16 d, f16 s unused, 32 int8): y = q * d.
+// q8_0 (f16 d, 32 int8) and q8_1 (f16 d, f16 s unused, 32 int8): y = q * d.
 template <class Block, bool kStream>
 HWY_INLINE void q8_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;

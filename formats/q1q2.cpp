@@ -38,7 +38,7 @@ GGUFTOOL_CHECK_BLOCK(BlockQ2_0, sizeof(BlockQ2_0::qs) * 4);
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 
-// q1_0, 18 bytes: f16 d, 16 bytes of bits. Element j is bit j % 8 of byte j / 8: d if set, else -d.
+// q1_0: f16 d, 16 bytes of bits. Element j is bit j % 8 of byte j / 8: d if set, else -d.
 template <bool kStream>
 void q1_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DF df;
@@ -59,7 +59,7 @@ void q1_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// q2_0, 18 bytes: f16 d, 16 bytes of 2-bit codes. Element j is bits 2*(j % 4).. of byte j / 4;
+// q2_0: f16 d, 16 bytes of 2-bit codes. Element j is bits 2*(j % 4).. of byte j / 4;
 // code c gives (c - 1) * d.
 template <bool kStream>
 void q2_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
