@@ -4,12 +4,31 @@
 
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 #include "gguftool/half.hpp"
+#include "gguftool/types.hpp"
 
 namespace gguftool::formats {
+
+// Each family file declares a format's block once, as ggml does, as a struct of its fields with
+// the type it encodes (`struct BlockQ4_0 { static constexpr GgmlType type = GgmlType::q4_0;
+// uint16_t d; uint8_t qs[16]; };`). Kernels step by sizeof(Block) bytes and kBlockElements<Block>
+// outputs, and read fields at offsetof(Block, field): no size is written a second time.
+template <class Block>
+inline constexpr size_t kBlockElements = traits(Block::type).block_size;
+
+// Ties a block struct to its row of the type table (gguftool/types.hpp), the one place sizes are
+// written: its size must be the bytes per block, and `elements`, the element count its code fields
+// imply (e.g. sizeof(qs) * 2 for 16 bytes of nibbles), the elements per block. The structs hold
+// only byte and 16-bit fields at even offsets (q8_K: a float first), so they have no padding.
+#define GGUFTOOL_CHECK_BLOCK(Block, elements)                                     \
+    static_assert(sizeof(Block) == ::gguftool::traits(Block::type).type_size,     \
+                  #Block ": size differs from the type table's bytes per block"); \
+    static_assert((elements) == ::gguftool::formats::kBlockElements<Block>,       \
+                  #Block ": its fields hold another element count than the type table's")
 
 inline float bits_to_f32(uint32_t u) {
     float f;

@@ -27,14 +27,13 @@ struct Kernel {
     BlockDecoder decode;  // dispatches to the best instruction set at call time
 };
 
-// Every family file contributes its kernels (formats/<family>.cpp).
-std::span<const Kernel> legacy_kernels();  // q4_0 q4_1 q5_0 q5_1 q8_0 q8_1
-std::span<const Kernel> kquant_kernels();  // q2_K q3_K q4_K q5_K q6_K q8_K
-std::span<const Kernel>
-iq_kernels();  // iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs
-std::span<const Kernel> ternary_kernels();  // tq1_0 tq2_0
-std::span<const Kernel> fp4_kernels();      // mxfp4 nvfp4
-std::span<const Kernel> q1q2_kernels();     // q1_0 q2_0
+// Every family file contributes its kernels (formats/<family>.cpp lists its formats).
+std::span<const Kernel> legacy_kernels();
+std::span<const Kernel> kquant_kernels();
+std::span<const Kernel> iq_kernels();
+std::span<const Kernel> ternary_kernels();
+std::span<const Kernel> fp4_kernels();
+std::span<const Kernel> q1q2_kernels();
 
 // The decoder for `t`, or nullptr for plain and removed types.
 BlockDecoder block_decoder(GgmlType t);

@@ -15,6 +15,27 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+#ifndef GGUFTOOL_FORMATS_FP4_ONCE
+#define GGUFTOOL_FORMATS_FP4_ONCE
+namespace gguftool::formats {
+
+// The block layouts (ggml's block_mxfp4, block_nvfp4).
+struct BlockMxfp4 {
+    static constexpr GgmlType type = GgmlType::mxfp4;
+    uint8_t e;       // E8M0 scale
+    uint8_t qs[16];  // e2m1 nibbles
+};
+struct BlockNvfp4 {
+    static constexpr GgmlType type = GgmlType::nvfp4;
+    uint8_t d[4];    // UE4M3 scale per 16 elements
+    uint8_t qs[32];  // e2m1 nibbles
+};
+GGUFTOOL_CHECK_BLOCK(BlockMxfp4, sizeof(BlockMxfp4::qs) * 2);
+GGUFTOOL_CHECK_BLOCK(BlockNvfp4, sizeof(BlockNvfp4::qs) * 2);
+
+}  // namespace gguftool::formats
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 
@@ -39,22 +60,23 @@ HWY_INLINE Fp4Values fp4_values(const uint8_t *q) {
 #endif
 }
 
-// mxfp4, 17 bytes: e8m0 scale e, 16 bytes of nibbles. y[j] = e2m1x2[q[j] & 15] * 2^(e-128),
+// mxfp4: e8m0 scale e, 16 bytes of nibbles. y[j] = e2m1x2[q[j] & 15] * 2^(e-128),
 // y[j+16] from q[j] >> 4.
 template <bool kStream>
 void mxfp4_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const size_t n = hn::Lanes(DF());
-    for (size_t b = 0; b < nblocks; ++b, in += 17, out += 32) {
-        const VF d = hn::Set(DF(), e8m0_to_f32_half(in[0]));
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockMxfp4), out += kBlockElements<BlockMxfp4>) {
+        const VF d = hn::Set(DF(), e8m0_to_f32_half(in[offsetof(BlockMxfp4, e)]));
         for (size_t j = 0; j < 16; j += n) {
-            const Fp4Values v = fp4_values(in + 1 + j);
+            const Fp4Values v = fp4_values(in + offsetof(BlockMxfp4, qs) + j);
             store_scaled<kStream>(v.lo, d, out + j);
             store_scaled<kStream>(v.hi, d, out + 16 + j);
         }
     }
 }
 
-// nvfp4, 36 bytes: 4 ue4m3 scales, then 4 sub-blocks of 8 bytes of nibbles. Sub-block s gives
+// nvfp4: 4 ue4m3 scales, then 4 sub-blocks of 8 bytes of nibbles. Sub-block s gives
 // y[16s + j] = e2m1x2[q[8s+j] & 15] * ue4m3_half(scale[s]), y[16s + 8 + j] from q[8s+j] >> 4.
 template <bool kStream>
 void nvfp4_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -68,27 +90,31 @@ void nvfp4_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const hn::Repartition<uint64_t, DU8> du64;
     const auto table = hn::Load(di8, kE2m1Doubled);
     const auto low4 = hn::Set(du8, 0x0F);
-    for (size_t b = 0; b < nblocks; ++b, in += 36, out += 64) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockNvfp4), out += kBlockElements<BlockNvfp4>) {
         for (size_t p = 0; p < 2; ++p) {
-            const auto bytes = hn::LoadU(du8, in + 4 + 16 * p);
+            const auto bytes = hn::LoadU(du8, in + offsetof(BlockNvfp4, qs) + 16 * p);
             const auto lo = hn::BitCast(du64, hn::TableLookupBytes(table, hn::And(bytes, low4)));
             const auto hi =
                 hn::BitCast(du64, hn::TableLookupBytes(table, hn::ShiftRight<4>(bytes)));
             const auto first = hn::BitCast(di8, hn::InterleaveLower(du64, lo, hi));
             const auto second = hn::BitCast(di8, hn::InterleaveUpper(du64, lo, hi));
-            store_scaled<kStream>(hn::PromoteTo(di, first), hn::Set(df, kUe4m3Half[in[2 * p]]),
+            store_scaled<kStream>(hn::PromoteTo(di, first),
+                                  hn::Set(df, kUe4m3Half[in[offsetof(BlockNvfp4, d) + 2 * p]]),
                                   out + 32 * p);
-            store_scaled<kStream>(hn::PromoteTo(di, second), hn::Set(df, kUe4m3Half[in[2 * p + 1]]),
+            store_scaled<kStream>(hn::PromoteTo(di, second),
+                                  hn::Set(df, kUe4m3Half[in[offsetof(BlockNvfp4, d) + 2 * p + 1]]),
                                   out + 32 * p + 16);
         }
     }
 #else
     const size_t n = hn::Lanes(df);
-    for (size_t b = 0; b < nblocks; ++b, in += 36, out += 64) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockNvfp4), out += kBlockElements<BlockNvfp4>) {
         for (size_t s = 0; s < 4; ++s) {
-            const VF d = hn::Set(df, kUe4m3Half[in[s]]);
+            const VF d = hn::Set(df, kUe4m3Half[in[offsetof(BlockNvfp4, d) + s]]);
             for (size_t j = 0; j < 8; j += n) {
-                const Fp4Values v = fp4_values(in + 4 + 8 * s + j);
+                const Fp4Values v = fp4_values(in + offsetof(BlockNvfp4, qs) + 8 * s + j);
                 store_scaled<kStream>(v.lo, d, out + 16 * s + j);
                 store_scaled<kStream>(v.hi, d, out + 16 * s + 8 + j);
             }
@@ -99,10 +125,10 @@ void nvfp4_blocks(const uint8_t *in, size_t nblocks, float *out) {
 
 // Entry points: the kernels above, streaming large outputs (simd-inl.h).
 void decode_mxfp4(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(mxfp4_blocks<false>, mxfp4_blocks<true>, 17, 32, in, nblocks, out);
+    decode_blocks<BlockMxfp4>(mxfp4_blocks<false>, mxfp4_blocks<true>, in, nblocks, out);
 }
 void decode_nvfp4(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(nvfp4_blocks<false>, nvfp4_blocks<true>, 36, 64, in, nblocks, out);
+    decode_blocks<BlockNvfp4>(nvfp4_blocks<false>, nvfp4_blocks<true>, in, nblocks, out);
 }
 
 }  // namespace gguftool::formats::HWY_NAMESPACE

@@ -26,6 +26,73 @@
 #define GGUFTOOL_FORMATS_IQ_ONCE
 namespace gguftool::formats {
 
+// The block layouts (ggml's block_iq2_xxs ... block_iq4_xs); d is f16.
+struct BlockIq2_XXS {
+    static constexpr GgmlType type = GgmlType::iq2_xxs;
+    uint16_t d;
+    uint8_t qs[64];  // per sub-block of 32: 4 grid indices, then a u32 of signs and scale
+};
+struct BlockIq2_XS {
+    static constexpr GgmlType type = GgmlType::iq2_xs;
+    uint16_t d;
+    uint16_t qs[32];    // per group of 8: grid index and sign index
+    uint8_t scales[8];  // two 4-bit scales per 32 elements
+};
+struct BlockIq2_S {
+    static constexpr GgmlType type = GgmlType::iq2_s;
+    uint16_t d;
+    uint8_t qs[64];  // 32 grid index low bytes, then 32 sign bytes
+    uint8_t qh[8];   // grid index high bits, 2 per group
+    uint8_t scales[8];
+};
+struct BlockIq3_XXS {
+    static constexpr GgmlType type = GgmlType::iq3_xxs;
+    uint16_t d;
+    uint8_t qs[64];   // indices of 4-element grid entries (ggml: the first 64 bytes of qs[96])
+    uint8_t aux[32];  // per sub-block a u32 of signs and scale (ggml: the rest of qs)
+};
+struct BlockIq3_S {
+    static constexpr GgmlType type = GgmlType::iq3_s;
+    uint16_t d;
+    uint8_t qs[64];  // grid index low bytes
+    uint8_t qh[8];   // grid index high bits, 1 per entry
+    uint8_t signs[32];
+    uint8_t scales[4];  // two 4-bit scales per byte
+};
+struct BlockIq1_S {
+    static constexpr GgmlType type = GgmlType::iq1_s;
+    uint16_t d;
+    uint8_t qs[32];  // grid index low bytes
+    uint16_t qh[8];  // per sub-block: index high bits, scale, shift sign
+};
+struct BlockIq1_M {
+    static constexpr GgmlType type = GgmlType::iq1_m;
+    uint8_t qs[32];     // grid index low bytes
+    uint8_t qh[16];     // per group: 3 index high bits, shift sign
+    uint8_t scales[8];  // 4 u16: 3-bit scales, and d in their top nibbles
+};
+struct BlockIq4_NL {
+    static constexpr GgmlType type = GgmlType::iq4_nl;
+    uint16_t d;
+    uint8_t qs[16];  // 4-bit codes
+};
+struct BlockIq4_XS {
+    static constexpr GgmlType type = GgmlType::iq4_xs;
+    uint16_t d;
+    uint16_t scales_h;    // 2-bit scale high parts
+    uint8_t scales_l[4];  // 4-bit scale low parts
+    uint8_t qs[128];      // 4-bit codes
+};
+GGUFTOOL_CHECK_BLOCK(BlockIq2_XXS, sizeof(BlockIq2_XXS::qs) * 4);
+GGUFTOOL_CHECK_BLOCK(BlockIq2_XS, sizeof(BlockIq2_XS::scales) * 32);
+GGUFTOOL_CHECK_BLOCK(BlockIq2_S, sizeof(BlockIq2_S::scales) * 32);
+GGUFTOOL_CHECK_BLOCK(BlockIq3_XXS, sizeof(BlockIq3_XXS::qs) * 4);
+GGUFTOOL_CHECK_BLOCK(BlockIq3_S, sizeof(BlockIq3_S::signs) * 8);
+GGUFTOOL_CHECK_BLOCK(BlockIq1_S, sizeof(BlockIq1_S::qs) * 8);
+GGUFTOOL_CHECK_BLOCK(BlockIq1_M, sizeof(BlockIq1_M::qs) * 8);
+GGUFTOOL_CHECK_BLOCK(BlockIq4_NL, sizeof(BlockIq4_NL::qs) * 2);
+GGUFTOOL_CHECK_BLOCK(BlockIq4_XS, sizeof(BlockIq4_XS::qs) * 2);
+
 // kSignRows[s][j] = bit j of s ? -0.0f : +0.0f: XOR masks flipping the signs chosen by byte s.
 struct SignRows {
     alignas(32) float row[256][8];
@@ -124,15 +191,15 @@ HWY_INLINE void put_shifted(float scale, const float *delta, const int8_t *grid,
     }
 }
 
-// iq2_xxs (66 bytes): f16 d; per sub-block 8 bytes: 4 grid indices, then a u32 holding four
+// iq2_xxs: f16 d; per sub-block 8 bytes: 4 grid indices, then a u32 holding four
 // 7-bit sign indices and a 4-bit scale.
 template <bool kStream>
 void iq2_xxs_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    for (size_t b = 0; b < nblocks; ++b, in += 66) {
+    for (size_t b = 0; b < nblocks; ++b, in += sizeof(BlockIq2_XXS)) {
         const float d = load_f16_scale(in);
         for (int ib = 0; ib < 8; ++ib) {
-            const uint32_t idx = load_u32(in + 2 + 8 * ib);
-            const uint32_t aux = load_u32(in + 6 + 8 * ib);
+            const uint32_t idx = load_u32(in + offsetof(BlockIq2_XXS, qs) + 8 * ib);
+            const uint32_t aux = load_u32(in + offsetof(BlockIq2_XXS, qs) + 8 * ib + 4);
             const float db = d * (0.5f + float(aux >> 28)) * 0.25f;
             for (int l = 0; l < 4; ++l, out += 8) {
                 const uint8_t signs = ksigns_iq2xs[(aux >> 7 * l) & 127];
@@ -143,18 +210,18 @@ void iq2_xxs_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// iq2_xs (74 bytes): f16 d, 32 u16 codes (9-bit grid index, 7-bit sign index), 8 bytes of two
+// iq2_xs: f16 d, 32 u16 codes (9-bit grid index, 7-bit sign index), 8 bytes of two
 // 4-bit scales.
 template <bool kStream>
 void iq2_xs_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    for (size_t b = 0; b < nblocks; ++b, in += 74) {
+    for (size_t b = 0; b < nblocks; ++b, in += sizeof(BlockIq2_XS)) {
         const float d = load_f16_scale(in);
         for (int ib = 0; ib < 8; ++ib) {
-            const uint8_t scale = in[66 + ib];
+            const uint8_t scale = in[offsetof(BlockIq2_XS, scales) + ib];
             const float db[2] = {d * (0.5f + float(scale & 15)) * 0.25f,
                                  d * (0.5f + float(scale >> 4)) * 0.25f};
             for (int l = 0; l < 4; ++l, out += 8) {
-                const uint16_t code = load_u16(in + 2 + 8 * ib + 2 * l);
+                const uint16_t code = load_u16(in + offsetof(BlockIq2_XS, qs) + 8 * ib + 2 * l);
                 put_signed<kStream>(db[l / 2], entry_bytes(iq2xs_grid[code & 511]),
                                     kSignRows.row[ksigns_iq2xs[code >> 9]], out);
             }
@@ -188,36 +255,36 @@ HWY_INLINE void iq2_s_groups(const uint8_t *qs, const uint8_t *qh, uint16_t *idx
 #endif
 }
 
-// iq2_s (82 bytes): f16 d, 32 grid index low bytes, 32 sign bytes, 8 bytes of index high bits
+// iq2_s: f16 d, 32 grid index low bytes, 32 sign bytes, 8 bytes of index high bits
 // (2 per group), 8 bytes of two 4-bit scales.
 template <bool kStream>
 void iq2_s_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    for (size_t b = 0; b < nblocks; ++b, in += 82) {
+    for (size_t b = 0; b < nblocks; ++b, in += sizeof(BlockIq2_S)) {
         const float d = load_f16_scale(in);
         HWY_ALIGN uint16_t idx[32];
-        iq2_s_groups(in + 2, in + 66, idx);
+        iq2_s_groups(in + offsetof(BlockIq2_S, qs), in + offsetof(BlockIq2_S, qh), idx);
         for (int ib = 0; ib < 8; ++ib) {
-            const uint8_t scale = in[74 + ib];
+            const uint8_t scale = in[offsetof(BlockIq2_S, scales) + ib];
             const float db[2] = {d * (0.5f + float(scale & 15)) * 0.25f,
                                  d * (0.5f + float(scale >> 4)) * 0.25f};
             for (int l = 0; l < 4; ++l, out += 8) {
                 const int g = 4 * ib + l;
                 put_signed<kStream>(db[l / 2], entry_bytes(iq2s_grid[idx[g]]),
-                                    kSignRows.row[in[34 + g]], out);
+                                    kSignRows.row[in[offsetof(BlockIq2_S, qs) + 32 + g]], out);
             }
         }
     }
 }
 
-// iq3_xxs (98 bytes): f16 d, 64 grid indices (4 elements each), then per sub-block a u32 holding
+// iq3_xxs: f16 d, 64 grid indices (4 elements each), then per sub-block a u32 holding
 // four 7-bit sign indices and a 4-bit scale.
 template <bool kStream>
 void iq3_xxs_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    for (size_t b = 0; b < nblocks; ++b, in += 98) {
+    for (size_t b = 0; b < nblocks; ++b, in += sizeof(BlockIq3_XXS)) {
         const float d = load_f16_scale(in);
         for (int ib = 0; ib < 8; ++ib) {
-            const uint8_t *q = in + 2 + 8 * ib;
-            const uint32_t aux = load_u32(in + 66 + 4 * ib);
+            const uint8_t *q = in + offsetof(BlockIq3_XXS, qs) + 8 * ib;
+            const uint32_t aux = load_u32(in + offsetof(BlockIq3_XXS, aux) + 4 * ib);
             const float db = d * (0.5f + float(aux >> 28)) * 0.5f;
             for (int l = 0; l < 4; ++l, out += 8) {
                 put_signed_pair<kStream>(db, entry_bytes(iq3xxs_grid[q[2 * l]]),
@@ -252,21 +319,23 @@ HWY_INLINE void iq3_s_entries(const uint8_t *qs, const uint8_t *qh, uint16_t *id
 #endif
 }
 
-// iq3_s (110 bytes): f16 d, 64 grid index low bytes, 8 bytes of index high bits (1 per entry),
+// iq3_s: f16 d, 64 grid index low bytes, 8 bytes of index high bits (1 per entry),
 // 32 sign bytes, 4 bytes of two 4-bit scales.
 template <bool kStream>
 void iq3_s_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    for (size_t b = 0; b < nblocks; ++b, in += 110) {
+    for (size_t b = 0; b < nblocks; ++b, in += sizeof(BlockIq3_S)) {
         const float d = load_f16_scale(in);
         HWY_ALIGN uint16_t idx[64];
-        iq3_s_entries(in + 2, in + 66, idx);
+        iq3_s_entries(in + offsetof(BlockIq3_S, qs), in + offsetof(BlockIq3_S, qh), idx);
         for (int ib = 0; ib < 8; ++ib) {
-            const float db = d * float(1 + 2 * ((in[106 + ib / 2] >> 4 * (ib % 2)) & 15));
+            const float db =
+                d *
+                float(1 + 2 * ((in[offsetof(BlockIq3_S, scales) + ib / 2] >> 4 * (ib % 2)) & 15));
             for (int l = 0; l < 4; ++l, out += 8) {
                 const int g = 4 * ib + l;
                 put_signed_pair<kStream>(db, entry_bytes(iq3s_grid[idx[2 * g]]),
                                          entry_bytes(iq3s_grid[idx[2 * g + 1]]),
-                                         kSignRows.row[in[74 + g]], out);
+                                         kSignRows.row[in[offsetof(BlockIq3_S, signs) + g]], out);
             }
         }
     }
@@ -300,16 +369,16 @@ HWY_INLINE void iq1_s_groups(const uint8_t *qs, const uint8_t *qh, uint16_t *idx
 #endif
 }
 
-// iq1_s (50 bytes): f16 d, 32 grid index low bytes, 8 u16: index high bits (3 per group), a
+// iq1_s: f16 d, 32 grid index low bytes, 8 u16: index high bits (3 per group), a
 // 3-bit scale and the sign of the shift.
 template <bool kStream>
 void iq1_s_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    for (size_t b = 0; b < nblocks; ++b, in += 50) {
+    for (size_t b = 0; b < nblocks; ++b, in += sizeof(BlockIq1_S)) {
         const float d = load_f16_scale(in);
         HWY_ALIGN uint16_t idx[32];
-        iq1_s_groups(in + 2, in + 34, idx);
+        iq1_s_groups(in + offsetof(BlockIq1_S, qs), in + offsetof(BlockIq1_S, qh), idx);
         for (int ib = 0; ib < 8; ++ib) {
-            const uint32_t h = load_u16(in + 34 + 2 * ib);
+            const uint32_t h = load_u16(in + offsetof(BlockIq1_S, qh) + 2 * ib);
             const float dl = d * float(2 * ((h >> 12) & 7) + 1);
             const float *delta = kDeltaRows.row[h >> 15];
             for (int l = 0; l < 4; ++l, out += 8) {
@@ -346,18 +415,19 @@ HWY_INLINE void iq1_m_groups(const uint8_t *qs, const uint8_t *qh, uint16_t *idx
 #endif
 }
 
-// iq1_m (56 bytes): 32 grid index low bytes, 16 bytes of (3 index high bits, shift sign) per
+// iq1_m: 32 grid index low bytes, 16 bytes of (3 index high bits, shift sign) per
 // group, 4 u16 holding 3-bit scales and, in their top nibbles, the f16 d.
 template <bool kStream>
 void iq1_m_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    for (size_t b = 0; b < nblocks; ++b, in += 56) {
-        const uint32_t sc[4] = {load_u16(in + 48), load_u16(in + 50), load_u16(in + 52),
-                                load_u16(in + 54)};
+    for (size_t b = 0; b < nblocks; ++b, in += sizeof(BlockIq1_M)) {
+        const uint8_t *scales = in + offsetof(BlockIq1_M, scales);
+        const uint32_t sc[4] = {load_u16(scales), load_u16(scales + 2), load_u16(scales + 4),
+                                load_u16(scales + 6)};
         const float d = fp16_to_f32(uint16_t((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) |
                                              ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000)));
         HWY_ALIGN uint16_t idx[32];
         HWY_ALIGN uint8_t neg[32];
-        iq1_m_groups(in, in + 32, idx, neg);
+        iq1_m_groups(in + offsetof(BlockIq1_M, qs), in + offsetof(BlockIq1_M, qh), idx, neg);
         for (int ib = 0; ib < 8; ++ib) {
             const uint32_t s = sc[ib / 2] >> 6 * (ib % 2);
             const float dl[2] = {d * float(2 * (s & 7) + 1), d * float(2 * ((s >> 3) & 7) + 1)};
@@ -400,42 +470,42 @@ HWY_INLINE void put_iq4(float scale, const uint8_t *q, float *out) {
 #endif
 }
 
-// iq4_nl (18 bytes): f16 d, 16 bytes of 4-bit codes.
+// iq4_nl: f16 d, 16 bytes of 4-bit codes.
 template <bool kStream>
 void iq4_nl_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    for (size_t b = 0; b < nblocks; ++b, in += 18, out += 32)
-        put_iq4<kStream>(load_f16_scale(in), in + 2, out);
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockIq4_NL), out += kBlockElements<BlockIq4_NL>)
+        put_iq4<kStream>(load_f16_scale(in), in + offsetof(BlockIq4_NL, qs), out);
 }
 
-// iq4_xs (136 bytes): f16 d, u16 of 2-bit scale high parts, 4 bytes of 4-bit scale low parts, 128
+// iq4_xs: f16 d, u16 of 2-bit scale high parts, 4 bytes of 4-bit scale low parts, 128
 // bytes of 4-bit codes.
 template <bool kStream>
 void iq4_xs_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    for (size_t b = 0; b < nblocks; ++b, in += 136) {
+    for (size_t b = 0; b < nblocks; ++b, in += sizeof(BlockIq4_XS)) {
         const float d = load_f16_scale(in);
-        const uint32_t scales_h = load_u16(in + 2);
-        const uint32_t scales_l = load_u32(in + 4);
+        const uint32_t scales_h = load_u16(in + offsetof(BlockIq4_XS, scales_h));
+        const uint32_t scales_l = load_u32(in + offsetof(BlockIq4_XS, scales_l));
         for (int ib = 0; ib < 8; ++ib, out += 32) {
             const int ls = int((scales_l >> 4 * ib) & 15) | int((scales_h >> 2 * ib) & 3) << 4;
-            put_iq4<kStream>(d * float(ls - 32), in + 8 + 16 * ib, out);
+            put_iq4<kStream>(d * float(ls - 32), in + offsetof(BlockIq4_XS, qs) + 16 * ib, out);
         }
     }
 }
 
-#define GGUFTOOL_IQ_DECODER(name, block_bytes, block_floats)                                    \
-    void decode_##name(const uint8_t *in, size_t nblocks, float *out) {                         \
-        decode_blocks(name##_blocks<false>, name##_blocks<true>, block_bytes, block_floats, in, \
-                      nblocks, out);                                                            \
+#define GGUFTOOL_IQ_DECODER(name, Block)                                                   \
+    void decode_##name(const uint8_t *in, size_t nblocks, float *out) {                    \
+        decode_blocks<Block>(name##_blocks<false>, name##_blocks<true>, in, nblocks, out); \
     }
-GGUFTOOL_IQ_DECODER(iq2_xxs, 66, 256)
-GGUFTOOL_IQ_DECODER(iq2_xs, 74, 256)
-GGUFTOOL_IQ_DECODER(iq2_s, 82, 256)
-GGUFTOOL_IQ_DECODER(iq3_xxs, 98, 256)
-GGUFTOOL_IQ_DECODER(iq3_s, 110, 256)
-GGUFTOOL_IQ_DECODER(iq1_s, 50, 256)
-GGUFTOOL_IQ_DECODER(iq1_m, 56, 256)
-GGUFTOOL_IQ_DECODER(iq4_nl, 18, 32)
-GGUFTOOL_IQ_DECODER(iq4_xs, 136, 256)
+GGUFTOOL_IQ_DECODER(iq2_xxs, BlockIq2_XXS)
+GGUFTOOL_IQ_DECODER(iq2_xs, BlockIq2_XS)
+GGUFTOOL_IQ_DECODER(iq2_s, BlockIq2_S)
+GGUFTOOL_IQ_DECODER(iq3_xxs, BlockIq3_XXS)
+GGUFTOOL_IQ_DECODER(iq3_s, BlockIq3_S)
+GGUFTOOL_IQ_DECODER(iq1_s, BlockIq1_S)
+GGUFTOOL_IQ_DECODER(iq1_m, BlockIq1_M)
+GGUFTOOL_IQ_DECODER(iq4_nl, BlockIq4_NL)
+GGUFTOOL_IQ_DECODER(iq4_xs, BlockIq4_XS)
 #undef GGUFTOOL_IQ_DECODER
 
 }  // namespace gguftool::formats::HWY_NAMESPACE

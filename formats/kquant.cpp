@@ -18,6 +18,60 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+#ifndef GGUFTOOL_FORMATS_KQUANT_ONCE
+#define GGUFTOOL_FORMATS_KQUANT_ONCE
+namespace gguftool::formats {
+
+// The block layouts (ggml's block_q2_K ... block_q8_K); d and dmin are f16 except in q8_K.
+struct BlockQ2_K {
+    static constexpr GgmlType type = GgmlType::q2_k;
+    uint8_t scales[16];  // 4-bit scale and min per 16 elements
+    uint8_t qs[64];      // 2-bit codes
+    uint16_t d, dmin;
+};
+struct BlockQ3_K {
+    static constexpr GgmlType type = GgmlType::q3_k;
+    uint8_t hmask[32];   // bit 2 of each code
+    uint8_t qs[64];      // low 2 bits of each code
+    uint8_t scales[12];  // 16 six-bit scales
+    uint16_t d;
+};
+struct BlockQ4_K {
+    static constexpr GgmlType type = GgmlType::q4_k;
+    uint16_t d, dmin;
+    uint8_t scales[12];  // 8 six-bit scales and 8 six-bit mins
+    uint8_t qs[128];     // nibbles
+};
+struct BlockQ5_K {
+    static constexpr GgmlType type = GgmlType::q5_k;
+    uint16_t d, dmin;
+    uint8_t scales[12];
+    uint8_t qh[32];  // bit 4 of each code
+    uint8_t qs[128];
+};
+struct BlockQ6_K {
+    static constexpr GgmlType type = GgmlType::q6_k;
+    uint8_t ql[128];    // low 4 bits of each code
+    uint8_t qh[64];     // high 2 bits
+    int8_t scales[16];  // per 16 elements
+    uint16_t d;
+};
+struct BlockQ8_K {
+    static constexpr GgmlType type = GgmlType::q8_k;
+    float d;
+    int8_t qs[256];
+    int16_t bsums[16];  // sums of 16 codes each, not needed to decode
+};
+GGUFTOOL_CHECK_BLOCK(BlockQ2_K, sizeof(BlockQ2_K::qs) * 4);
+GGUFTOOL_CHECK_BLOCK(BlockQ3_K, sizeof(BlockQ3_K::hmask) * 8);
+GGUFTOOL_CHECK_BLOCK(BlockQ4_K, sizeof(BlockQ4_K::qs) * 2);
+GGUFTOOL_CHECK_BLOCK(BlockQ5_K, sizeof(BlockQ5_K::qh) * 8);
+GGUFTOOL_CHECK_BLOCK(BlockQ6_K, sizeof(BlockQ6_K::ql) * 2);
+GGUFTOOL_CHECK_BLOCK(BlockQ8_K, sizeof(BlockQ8_K::qs));
+
+}  // namespace gguftool::formats
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 namespace {
@@ -86,11 +140,13 @@ HWY_INLINE void unpack_scales_mins(const uint8_t *s, uint8_t out[16]) {
 }
 
 // q4_K / q5_K sub-block factors: sm[j] = d * scale_j and sm[8 + j] = dmin * min_j, j = 0..7.
+template <class Block>
 HWY_INLINE void scales_mins_f32(const uint8_t *block, float sm[16]) {
     const DF df;
     uint8_t packed[16];
-    unpack_scales_mins(block + 4, packed);
-    const VF d = hn::Set(df, load_f16_scale(block)), dmin = hn::Set(df, load_f16_scale(block + 2));
+    unpack_scales_mins(block + offsetof(Block, scales), packed);
+    const VF d = hn::Set(df, load_f16_scale(block));
+    const VF dmin = hn::Set(df, load_f16_scale(block + offsetof(Block, dmin)));
     for (size_t i = 0; i < 16; i += hn::Lanes(df)) {
         const VF factor = hn::IfThenElse(hn::FirstN(df, i < 8 ? 8 - i : 0), d, dmin);
         hn::Store(hn::Mul(factor, to_float(load_u8(packed + i))), df, sm + i);
@@ -137,19 +193,20 @@ void q2_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
     const DB db;
     const size_t N = hn::Lanes(df), NB = hn::Lanes(db);
-    for (size_t b = 0; b < nblocks; ++b, in += 84, out += 256) {
-        const VF d = hn::Set(df, load_f16_scale(in + 80));
-        const VF dmin = hn::Set(df, load_f16_scale(in + 82));
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ2_K), out += kBlockElements<BlockQ2_K>) {
+        const VF d = hn::Set(df, load_f16_scale(in + offsetof(BlockQ2_K, d)));
+        const VF dmin = hn::Set(df, load_f16_scale(in + offsetof(BlockQ2_K, dmin)));
         HWY_ALIGN float scale[16], min[16];
         for (size_t i = 0; i < 16; i += N) {
-            const VI sc = load_u8(in + i);
+            const VI sc = load_u8(in + offsetof(BlockQ2_K, scales) + i);
             hn::Store(hn::Mul(d, to_float(hn::And(sc, hn::Set(di, 15)))), df, scale + i);
             hn::Store(hn::Mul(dmin, to_float(hn::ShiftRight<4>(sc))), df, min + i);
         }
         HWY_ALIGN uint8_t codes[256];
         for (int h = 0; h < 2; ++h) {
             for (size_t l = 0; l < 32; l += NB) {
-                const VB q = hn::LoadU(db, in + 16 + 32 * h + l);
+                const VB q = hn::LoadU(db, in + offsetof(BlockQ2_K, qs) + 32 * h + l);
                 for (int j = 0; j < 4; ++j)
                     hn::Store(hn::And(hn::ShiftRightSame(q, 2 * j), hn::Set(db, 3)), db,
                               codes + 128 * h + 32 * j + l);
@@ -167,9 +224,10 @@ void q3_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
     const DB db;
     const size_t N = hn::Lanes(df), NB = hn::Lanes(db);
-    for (size_t b = 0; b < nblocks; ++b, in += 110, out += 256) {
-        const VF d = hn::Set(df, load_f16_scale(in + 108));
-        const Packed12 packed(in + 96);
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ3_K), out += kBlockElements<BlockQ3_K>) {
+        const VF d = hn::Set(df, load_f16_scale(in + offsetof(BlockQ3_K, d)));
+        const Packed12 packed(in + offsetof(BlockQ3_K, scales));
         HWY_ALIGN float scale[16];
         for (size_t i = 0; i < 16; i += N)
             hn::Store(hn::Mul(d, to_float(hn::Sub(scales_q3(packed, i), hn::Set(di, 32)))), df,
@@ -177,8 +235,8 @@ void q3_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
         HWY_ALIGN uint8_t codes[256];  // int8 values -4..3
         for (int h = 0; h < 2; ++h) {
             for (size_t l = 0; l < 32; l += NB) {
-                const VB q = hn::LoadU(db, in + 32 + 32 * h + l);
-                const VB hm = hn::LoadU(db, in + l);
+                const VB q = hn::LoadU(db, in + offsetof(BlockQ3_K, qs) + 32 * h + l);
+                const VB hm = hn::LoadU(db, in + offsetof(BlockQ3_K, hmask) + l);
                 for (int j = 0; j < 4; ++j) {
                     const VB low = hn::And(hn::ShiftRightSame(q, 2 * j), hn::Set(db, 3));
                     // low - 4 where the hmask bit is clear: subtract (~bit) << 2.
@@ -197,13 +255,14 @@ void q3_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
 void q4_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DB db;
     const size_t NB = hn::Lanes(db);
-    for (size_t b = 0; b < nblocks; ++b, in += 144, out += 256) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ4_K), out += kBlockElements<BlockQ4_K>) {
         HWY_ALIGN float sm[16];
-        scales_mins_f32(in, sm);
+        scales_mins_f32<BlockQ4_K>(in, sm);
         HWY_ALIGN uint8_t codes[256];
         for (int g = 0; g < 4; ++g) {
             for (size_t l = 0; l < 32; l += NB) {
-                const VB q = hn::LoadU(db, in + 16 + 32 * g + l);
+                const VB q = hn::LoadU(db, in + offsetof(BlockQ4_K, qs) + 32 * g + l);
                 hn::Store(hn::And(q, hn::Set(db, 15)), db, codes + 64 * g + l);
                 hn::Store(hn::ShiftRight<4>(q), db, codes + 64 * g + 32 + l);
             }
@@ -217,14 +276,15 @@ void q4_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
 void q5_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DB db;
     const size_t NB = hn::Lanes(db);
-    for (size_t b = 0; b < nblocks; ++b, in += 176, out += 256) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ5_K), out += kBlockElements<BlockQ5_K>) {
         HWY_ALIGN float sm[16];
-        scales_mins_f32(in, sm);
+        scales_mins_f32<BlockQ5_K>(in, sm);
         HWY_ALIGN uint8_t codes[256];
         for (int g = 0; g < 4; ++g) {
             for (size_t l = 0; l < 32; l += NB) {
-                const VB q = hn::LoadU(db, in + 48 + 32 * g + l);
-                const VB h = hn::LoadU(db, in + 16 + l);
+                const VB q = hn::LoadU(db, in + offsetof(BlockQ5_K, qs) + 32 * g + l);
+                const VB h = hn::LoadU(db, in + offsetof(BlockQ5_K, qh) + l);
                 const VB lo = hn::Or(hn::And(q, hn::Set(db, 15)), move_bit(h, 2 * g, 4));
                 const VB hi = hn::Or(hn::ShiftRight<4>(q), move_bit(h, 2 * g + 1, 4));
                 hn::Store(lo, db, codes + 64 * g + l);
@@ -243,18 +303,20 @@ void q6_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DF df;
     const DB db;
     const size_t N = hn::Lanes(df), NB = hn::Lanes(db);
-    for (size_t b = 0; b < nblocks; ++b, in += 210, out += 256) {
-        const VF d = hn::Set(df, load_f16_scale(in + 208));
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ6_K), out += kBlockElements<BlockQ6_K>) {
+        const VF d = hn::Set(df, load_f16_scale(in + offsetof(BlockQ6_K, d)));
         HWY_ALIGN float scale[16];
         for (size_t i = 0; i < 16; i += N)
-            hn::Store(hn::Mul(d, to_float(load_i8(in + 192 + i))), df, scale + i);
+            hn::Store(hn::Mul(d, to_float(load_i8(in + offsetof(BlockQ6_K, scales) + i))), df,
+                      scale + i);
         HWY_ALIGN uint8_t codes[256];  // int8 values -32..31
         const VB k15 = hn::Set(db, 15), k48 = hn::Set(db, 48), k32 = hn::Set(db, 32);
         for (int h = 0; h < 2; ++h) {
             for (size_t l = 0; l < 32; l += NB) {
-                const VB a = hn::LoadU(db, in + 64 * h + l);
-                const VB c = hn::LoadU(db, in + 64 * h + 32 + l);
-                const VB t = hn::LoadU(db, in + 128 + 32 * h + l);
+                const VB a = hn::LoadU(db, in + offsetof(BlockQ6_K, ql) + 64 * h + l);
+                const VB c = hn::LoadU(db, in + offsetof(BlockQ6_K, ql) + 64 * h + 32 + l);
+                const VB t = hn::LoadU(db, in + offsetof(BlockQ6_K, qh) + 32 * h + l);
                 const VB q1 = hn::Or(hn::And(a, k15), hn::And(hn::ShiftLeft<4>(t), k48));
                 const VB q2 = hn::Or(hn::And(c, k15), hn::And(hn::ShiftLeft<2>(t), k48));
                 const VB q3 = hn::Or(hn::ShiftRight<4>(a), hn::And(t, k48));
@@ -274,31 +336,33 @@ void q6_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
 void q8_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DF df;
     const size_t N = hn::Lanes(df);
-    for (size_t b = 0; b < nblocks; ++b, in += 292, out += 256) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ8_K), out += kBlockElements<BlockQ8_K>) {
         const VF d = hn::Set(df, bits_to_f32(load_u32(in)));
         for (size_t l = 0; l < 256; l += N)
-            hn::StoreU(hn::Mul(d, to_float(load_i8(in + 4 + l))), df, out + l);
+            hn::StoreU(hn::Mul(d, to_float(load_i8(in + offsetof(BlockQ8_K, qs) + l))), df,
+                       out + l);
     }
 }
 
 // Entry points: large outputs are streamed (see decode_blocks in simd-inl.h).
 void decode_q2_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q2_k_blocks, 84, 256, in, nblocks, out);
+    decode_blocks<BlockQ2_K>(q2_k_blocks, in, nblocks, out);
 }
 void decode_q3_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q3_k_blocks, 110, 256, in, nblocks, out);
+    decode_blocks<BlockQ3_K>(q3_k_blocks, in, nblocks, out);
 }
 void decode_q4_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q4_k_blocks, 144, 256, in, nblocks, out);
+    decode_blocks<BlockQ4_K>(q4_k_blocks, in, nblocks, out);
 }
 void decode_q5_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q5_k_blocks, 176, 256, in, nblocks, out);
+    decode_blocks<BlockQ5_K>(q5_k_blocks, in, nblocks, out);
 }
 void decode_q6_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q6_k_blocks, 210, 256, in, nblocks, out);
+    decode_blocks<BlockQ6_K>(q6_k_blocks, in, nblocks, out);
 }
 void decode_q8_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q8_k_blocks, 292, 256, in, nblocks, out);
+    decode_blocks<BlockQ8_K>(q8_k_blocks, in, nblocks, out);
 }
 
 }  // namespace gguftool::formats::HWY_NAMESPACE

@@ -16,10 +16,57 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+#ifndef GGUFTOOL_FORMATS_LEGACY_ONCE
+#define GGUFTOOL_FORMATS_LEGACY_ONCE
+namespace gguftool::formats {
+
+// The block layouts (ggml's block_q4_0 ... block_q8_1); d, m, s are f16.
+struct BlockQ4_0 {
+    static constexpr GgmlType type = GgmlType::q4_0;
+    uint16_t d;
+    uint8_t qs[16];  // nibbles
+};
+struct BlockQ4_1 {
+    static constexpr GgmlType type = GgmlType::q4_1;
+    uint16_t d, m;
+    uint8_t qs[16];
+};
+struct BlockQ5_0 {
+    static constexpr GgmlType type = GgmlType::q5_0;
+    uint16_t d;
+    uint8_t qh[4];  // fifth bits
+    uint8_t qs[16];
+};
+struct BlockQ5_1 {
+    static constexpr GgmlType type = GgmlType::q5_1;
+    uint16_t d, m;
+    uint8_t qh[4];
+    uint8_t qs[16];
+};
+struct BlockQ8_0 {
+    static constexpr GgmlType type = GgmlType::q8_0;
+    uint16_t d;
+    int8_t qs[32];
+};
+struct BlockQ8_1 {
+    static constexpr GgmlType type = GgmlType::q8_1;
+    uint16_t d, s;  // s = d * sum(qs), not needed to decode
+    int8_t qs[32];
+};
+GGUFTOOL_CHECK_BLOCK(BlockQ4_0, sizeof(BlockQ4_0::qs) * 2);
+GGUFTOOL_CHECK_BLOCK(BlockQ4_1, sizeof(BlockQ4_1::qs) * 2);
+GGUFTOOL_CHECK_BLOCK(BlockQ5_0, sizeof(BlockQ5_0::qh) * 8);
+GGUFTOOL_CHECK_BLOCK(BlockQ5_1, sizeof(BlockQ5_1::qh) * 8);
+GGUFTOOL_CHECK_BLOCK(BlockQ8_0, sizeof(BlockQ8_0::qs));
+GGUFTOOL_CHECK_BLOCK(BlockQ8_1, sizeof(BlockQ8_1::qs));
+
+}  // namespace gguftool::formats
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 
-// q4_0, 18 bytes: f16 d, 16 bytes of nibbles. y[j] = ((q[j] & 15) - 8) * d, y[j+16] from q[j] >> 4.
+// q4_0: f16 d, 16 bytes of nibbles. y[j] = ((q[j] & 15) - 8) * d, y[j+16] from q[j] >> 4.
 template <bool kStream>
 void q4_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
@@ -27,10 +74,11 @@ void q4_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const size_t n = hn::Lanes(di);
     const auto low4 = hn::Set(du8, 0x0F);
     const auto eight = hn::Set(di, 8);
-    for (size_t b = 0; b < nblocks; ++b, in += 18, out += 32) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ4_0), out += kBlockElements<BlockQ4_0>) {
         const VF d = hn::Set(DF(), load_f16_scale(in));
         for (size_t j = 0; j < 16; j += n) {
-            const auto q = hn::LoadU(du8, in + 2 + j);
+            const auto q = hn::LoadU(du8, in + offsetof(BlockQ4_0, qs) + j);
             store_scaled<kStream>(hn::Sub(hn::PromoteTo(di, hn::And(q, low4)), eight), d, out + j);
             store_scaled<kStream>(hn::Sub(hn::PromoteTo(di, hn::ShiftRight<4>(q)), eight), d,
                                   out + 16 + j);
@@ -38,18 +86,19 @@ void q4_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// q4_1, 20 bytes: f16 d, f16 m, 16 bytes of nibbles. y = nibble * d + m, low nibbles first.
+// q4_1: f16 d, f16 m, 16 bytes of nibbles. y = nibble * d + m, low nibbles first.
 template <bool kStream>
 void q4_1_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
     const DU8 du8;
     const size_t n = hn::Lanes(di);
     const auto low4 = hn::Set(du8, 0x0F);
-    for (size_t b = 0; b < nblocks; ++b, in += 20, out += 32) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ4_1), out += kBlockElements<BlockQ4_1>) {
         const VF d = hn::Set(DF(), load_f16_scale(in));
-        const VF m = hn::Set(DF(), load_f16_scale(in + 2));
+        const VF m = hn::Set(DF(), load_f16_scale(in + offsetof(BlockQ4_1, m)));
         for (size_t j = 0; j < 16; j += n) {
-            const auto q = hn::LoadU(du8, in + 4 + j);
+            const auto q = hn::LoadU(du8, in + offsetof(BlockQ4_1, qs) + j);
             store_scaled_offset<kStream>(hn::PromoteTo(di, hn::And(q, low4)), d, m, out + j);
             store_scaled_offset<kStream>(hn::PromoteTo(di, hn::ShiftRight<4>(q)), d, m,
                                          out + 16 + j);
@@ -74,17 +123,18 @@ HWY_INLINE Q5Codes q5_codes(const uint8_t *qs, VI qh, size_t j) {
             hn::TestBit(qh, hn::Load(di, kBitOfLane.data() + 16 + j))};
 }
 
-// q5_0, 22 bytes: f16 d, u32 qh, 16 bytes of nibbles. y = ((nibble | fifth bit << 4) - 16) * d.
+// q5_0: f16 d, u32 qh, 16 bytes of nibbles. y = ((nibble | fifth bit << 4) - 16) * d.
 template <bool kStream>
 void q5_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
     const size_t n = hn::Lanes(di);
     const auto sixteen = hn::Set(di, 16);
-    for (size_t b = 0; b < nblocks; ++b, in += 22, out += 32) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ5_0), out += kBlockElements<BlockQ5_0>) {
         const VF d = hn::Set(DF(), load_f16_scale(in));
-        const VI qh = hn::Set(di, int32_t(load_u32(in + 2)));
+        const VI qh = hn::Set(di, int32_t(load_u32(in + offsetof(BlockQ5_0, qh))));
         for (size_t j = 0; j < 16; j += n) {
-            const Q5Codes c = q5_codes(in + 6, qh, j);
+            const Q5Codes c = q5_codes(in + offsetof(BlockQ5_0, qs), qh, j);
             // (x | 16) - 16 is x where the bit is set, x - 16 where it is not.
             store_scaled<kStream>(hn::IfThenElse(c.lo_bit, c.lo, hn::Sub(c.lo, sixteen)), d,
                                   out + j);
@@ -94,18 +144,19 @@ void q5_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// q5_1, 24 bytes: f16 d, f16 m, u32 qh, 16 bytes of nibbles. y = (nibble | fifth bit << 4) * d + m.
+// q5_1: f16 d, f16 m, u32 qh, 16 bytes of nibbles. y = (nibble | fifth bit << 4) * d + m.
 template <bool kStream>
 void q5_1_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
     const size_t n = hn::Lanes(di);
     const auto sixteen = hn::Set(di, 16);
-    for (size_t b = 0; b < nblocks; ++b, in += 24, out += 32) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ5_1), out += kBlockElements<BlockQ5_1>) {
         const VF d = hn::Set(DF(), load_f16_scale(in));
-        const VF m = hn::Set(DF(), load_f16_scale(in + 2));
-        const VI qh = hn::Set(di, int32_t(load_u32(in + 4)));
+        const VF m = hn::Set(DF(), load_f16_scale(in + offsetof(BlockQ5_1, m)));
+        const VI qh = hn::Set(di, int32_t(load_u32(in + offsetof(BlockQ5_1, qh))));
         for (size_t j = 0; j < 16; j += n) {
-            const Q5Codes c = q5_codes(in + 8, qh, j);
+            const Q5Codes c = q5_codes(in + offsetof(BlockQ5_1, qs), qh, j);
             store_scaled_offset<kStream>(hn::IfThenElse(c.lo_bit, hn::Add(c.lo, sixteen), c.lo), d,
                                          m, out + j);
             store_scaled_offset<kStream>(hn::IfThenElse(c.hi_bit, hn::Add(c.hi, sixteen), c.hi), d,
@@ -114,16 +165,15 @@ void q5_1_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// q8_0 (34 bytes: f16 d, 32 int8) and q8_1 (36 bytes: f16 d, f16 s unused, 32 int8): y = q * d.
-template <size_t kBlockBytes, bool kStream>
+// q8_0 (f16 d, 32 int8) and q8_1 (f16 d, f16 s unused, 32 int8): y = q * d.
+template <class Block, bool kStream>
 HWY_INLINE void q8_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DI di;
     const DI8 di8;
     const size_t n = hn::Lanes(di);
-    constexpr size_t kQs = kBlockBytes - 32;
-    for (size_t b = 0; b < nblocks; ++b, in += kBlockBytes, out += 32) {
+    for (size_t b = 0; b < nblocks; ++b, in += sizeof(Block), out += kBlockElements<Block>) {
         const VF d = hn::Set(DF(), load_f16_scale(in));
-        const int8_t *q = reinterpret_cast<const int8_t *>(in + kQs);
+        const int8_t *q = reinterpret_cast<const int8_t *>(in + offsetof(Block, qs));
         for (size_t j = 0; j < 32; j += n) {
             store_scaled<kStream>(hn::PromoteTo(di, hn::LoadU(di8, q + j)), d, out + j);
         }
@@ -132,31 +182,31 @@ HWY_INLINE void q8_blocks(const uint8_t *in, size_t nblocks, float *out) {
 
 template <bool kStream>
 void q8_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    q8_blocks<34, kStream>(in, nblocks, out);
+    q8_blocks<BlockQ8_0, kStream>(in, nblocks, out);
 }
 template <bool kStream>
 void q8_1_blocks(const uint8_t *in, size_t nblocks, float *out) {
-    q8_blocks<36, kStream>(in, nblocks, out);
+    q8_blocks<BlockQ8_1, kStream>(in, nblocks, out);
 }
 
 // Entry points: the kernels above, streaming large outputs (simd-inl.h).
 void decode_q4_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q4_0_blocks<false>, q4_0_blocks<true>, 18, 32, in, nblocks, out);
+    decode_blocks<BlockQ4_0>(q4_0_blocks<false>, q4_0_blocks<true>, in, nblocks, out);
 }
 void decode_q4_1(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q4_1_blocks<false>, q4_1_blocks<true>, 20, 32, in, nblocks, out);
+    decode_blocks<BlockQ4_1>(q4_1_blocks<false>, q4_1_blocks<true>, in, nblocks, out);
 }
 void decode_q5_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q5_0_blocks<false>, q5_0_blocks<true>, 22, 32, in, nblocks, out);
+    decode_blocks<BlockQ5_0>(q5_0_blocks<false>, q5_0_blocks<true>, in, nblocks, out);
 }
 void decode_q5_1(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q5_1_blocks<false>, q5_1_blocks<true>, 24, 32, in, nblocks, out);
+    decode_blocks<BlockQ5_1>(q5_1_blocks<false>, q5_1_blocks<true>, in, nblocks, out);
 }
 void decode_q8_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q8_0_blocks<false>, q8_0_blocks<true>, 34, 32, in, nblocks, out);
+    decode_blocks<BlockQ8_0>(q8_0_blocks<false>, q8_0_blocks<true>, in, nblocks, out);
 }
 void decode_q8_1(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q8_1_blocks<false>, q8_1_blocks<true>, 36, 32, in, nblocks, out);
+    decode_blocks<BlockQ8_1>(q8_1_blocks<false>, q8_1_blocks<true>, in, nblocks, out);
 }
 
 }  // namespace gguftool::formats::HWY_NAMESPACE

@@ -14,21 +14,43 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+#ifndef GGUFTOOL_FORMATS_Q1Q2_ONCE
+#define GGUFTOOL_FORMATS_Q1Q2_ONCE
+namespace gguftool::formats {
+
+// The block layouts (ggml's block_q1_0, block_q2_0); d is f16.
+struct BlockQ1_0 {
+    static constexpr GgmlType type = GgmlType::q1_0;
+    uint16_t d;
+    uint8_t qs[16];  // one bit per element
+};
+struct BlockQ2_0 {
+    static constexpr GgmlType type = GgmlType::q2_0;
+    uint16_t d;
+    uint8_t qs[16];  // 2-bit codes
+};
+GGUFTOOL_CHECK_BLOCK(BlockQ1_0, sizeof(BlockQ1_0::qs) * 8);
+GGUFTOOL_CHECK_BLOCK(BlockQ2_0, sizeof(BlockQ2_0::qs) * 4);
+
+}  // namespace gguftool::formats
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 
-// q1_0, 18 bytes: f16 d, 16 bytes of bits. Element j is bit j % 8 of byte j / 8: d if set, else -d.
+// q1_0: f16 d, 16 bytes of bits. Element j is bit j % 8 of byte j / 8: d if set, else -d.
 template <bool kStream>
 void q1_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DF df;
     const DI di;
     const size_t n = hn::Lanes(df);
-    for (size_t b = 0; b < nblocks; ++b, in += 18, out += 128) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ1_0), out += kBlockElements<BlockQ1_0>) {
         const float d = load_f16_scale(in);
         const VF pos = hn::Set(df, d);
         const VF neg = hn::Set(df, -d);  // a sign flip, as ggml's `-d` (NaNs too)
         for (size_t w = 0; w < 4; ++w) {
-            const VI word = hn::Set(di, int32_t(load_u32(in + 2 + 4 * w)));
+            const VI word = hn::Set(di, int32_t(load_u32(in + offsetof(BlockQ1_0, qs) + 4 * w)));
             for (size_t j = 0; j < 32; j += n) {
                 const auto set = hn::TestBit(word, hn::Load(di, kBitOfLane.data() + j));
                 store<kStream>(hn::IfThenElse(hn::RebindMask(df, set), pos, neg), out + 32 * w + j);
@@ -37,7 +59,7 @@ void q1_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// q2_0, 18 bytes: f16 d, 16 bytes of 2-bit codes. Element j is bits 2*(j % 4).. of byte j / 4;
+// q2_0: f16 d, 16 bytes of 2-bit codes. Element j is bits 2*(j % 4).. of byte j / 4;
 // code c gives (c - 1) * d.
 template <bool kStream>
 void q2_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
@@ -48,11 +70,12 @@ void q2_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
                                                        16, 18, 20, 22, 24, 26, 28, 30};
     const auto three = hn::Set(di, 3);
     const auto one = hn::Set(di, 1);
-    for (size_t b = 0; b < nblocks; ++b, in += 18, out += 64) {
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockQ2_0), out += kBlockElements<BlockQ2_0>) {
         const VF d = hn::Set(DF(), load_f16_scale(in));
         for (size_t w = 0; w < 4; ++w) {
             // Shifting the signed word is fine: the mask keeps 2 bits below bit 31.
-            const VI word = hn::Set(di, int32_t(load_u32(in + 2 + 4 * w)));
+            const VI word = hn::Set(di, int32_t(load_u32(in + offsetof(BlockQ2_0, qs) + 4 * w)));
             for (size_t j = 0; j < 16; j += n) {
                 const VI code = hn::And(hn::Shr(word, hn::Load(di, kShift + j)), three);
                 store_scaled<kStream>(hn::Sub(code, one), d, out + 16 * w + j);
@@ -63,10 +86,10 @@ void q2_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
 
 // Entry points: the kernels above, streaming large outputs (simd-inl.h).
 void decode_q1_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q1_0_blocks<false>, q1_0_blocks<true>, 18, 128, in, nblocks, out);
+    decode_blocks<BlockQ1_0>(q1_0_blocks<false>, q1_0_blocks<true>, in, nblocks, out);
 }
 void decode_q2_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(q2_0_blocks<false>, q2_0_blocks<true>, 18, 64, in, nblocks, out);
+    decode_blocks<BlockQ2_0>(q2_0_blocks<false>, q2_0_blocks<true>, in, nblocks, out);
 }
 
 }  // namespace gguftool::formats::HWY_NAMESPACE

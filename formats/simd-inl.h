@@ -91,21 +91,24 @@ HWY_INLINE void stream_copy(const float *HWY_RESTRICT src, size_t n, float *HWY_
 
 using BlockKernel = void (*)(const uint8_t *in, size_t nblocks, float *out);
 
-// Runs a kernel over nblocks blocks of block_bytes bytes, each giving block_floats floats (a
-// multiple of the vector length): `plain` stores normally, `streaming` (may be null) with
-// non-temporal stores to a vector-aligned output. A large output is written by `streaming` when
-// it is vector aligned; otherwise (or without one) it is decoded a few KiB at a time by `plain`
-// into a scratch buffer and streamed from there, which is slower but works for any alignment.
-// Only on x86, where the stores really are non-temporal.
-HWY_INLINE void decode_blocks(BlockKernel plain, BlockKernel streaming, size_t block_bytes,
-                              size_t block_floats, const uint8_t *in, size_t nblocks, float *out) {
+// Runs a kernel over nblocks blocks of the format Block (sizeof(Block) bytes, each giving
+// kBlockElements<Block> floats, a multiple of the vector length): `plain` stores normally,
+// `streaming` (may be null) with non-temporal stores to a vector-aligned output. A large output is
+// written by `streaming` when it is vector aligned; otherwise (or without one) it is decoded a few
+// KiB at a time by `plain` into a scratch buffer and streamed from there, which is slower but works
+// for any alignment. Only on x86, where the stores really are non-temporal.
+template <class Block>
+HWY_INLINE void decode_blocks(BlockKernel plain, BlockKernel streaming, const uint8_t *in,
+                              size_t nblocks, float *out) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    constexpr size_t block_bytes = sizeof(Block), block_floats = kBlockElements<Block>;
     if (nblocks * block_floats * sizeof(float) >= kStreamMinBytes) {
         if (streaming &&
             reinterpret_cast<uintptr_t>(out) % (hn::Lanes(DF()) * sizeof(float)) == 0) {
             streaming(in, nblocks, out);
         } else {
             constexpr size_t kScratchFloats = 4096;  // a multiple of every block size
+            static_assert(kScratchFloats % block_floats == 0);
             alignas(64) float scratch[kScratchFloats];
             const size_t chunk = kScratchFloats / block_floats;
             for (size_t b = 0; b < nblocks; b += chunk) {
@@ -118,15 +121,15 @@ HWY_INLINE void decode_blocks(BlockKernel plain, BlockKernel streaming, size_t b
         return;
     }
 #else
-    (void)streaming, (void)block_bytes, (void)block_floats;
+    (void)streaming;
 #endif
     plain(in, nblocks, out);
 }
 
 // The same for a kernel that has no streaming variant: large outputs go through the scratch buffer.
-HWY_INLINE void decode_blocks(BlockKernel plain, size_t block_bytes, size_t block_floats,
-                              const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(plain, nullptr, block_bytes, block_floats, in, nblocks, out);
+template <class Block>
+HWY_INLINE void decode_blocks(BlockKernel plain, const uint8_t *in, size_t nblocks, float *out) {
+    decode_blocks<Block>(plain, nullptr, in, nblocks, out);
 }
 
 }  // namespace gguftool::formats::HWY_NAMESPACE

@@ -14,6 +14,28 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+#ifndef GGUFTOOL_FORMATS_TERNARY_ONCE
+#define GGUFTOOL_FORMATS_TERNARY_ONCE
+namespace gguftool::formats {
+
+// The block layouts (ggml's block_tq1_0, block_tq2_0); d is f16.
+struct BlockTq1_0 {
+    static constexpr GgmlType type = GgmlType::tq1_0;
+    uint8_t qs[48];  // 5 base-3 digits per byte
+    uint8_t qh[4];   // 4 base-3 digits per byte
+    uint16_t d;
+};
+struct BlockTq2_0 {
+    static constexpr GgmlType type = GgmlType::tq2_0;
+    uint8_t qs[64];  // 2-bit codes
+    uint16_t d;
+};
+GGUFTOOL_CHECK_BLOCK(BlockTq1_0, sizeof(BlockTq1_0::qs) * 5 + sizeof(BlockTq1_0::qh) * 4);
+GGUFTOOL_CHECK_BLOCK(BlockTq2_0, sizeof(BlockTq2_0::qs) * 4);
+
+}  // namespace gguftool::formats
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 namespace {
@@ -67,19 +89,21 @@ void tq1_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const size_t N = hn::Lanes(df);
     // Multipliers 3^n for the qh part, lane 4n + m.
     static constexpr int32_t kPow3Qh[16] = {1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27};
-    for (size_t b = 0; b < nblocks; ++b, in += 54, out += 256) {
-        const Ternary ternary(load_f16_scale(in + 52));
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockTq1_0), out += kBlockElements<BlockTq1_0>) {
+        const Ternary ternary(load_f16_scale(in + offsetof(BlockTq1_0, d)));
         for (size_t m = 0; m < 32; m += N) {
-            VI t = load_u8(in + m);
+            VI t = load_u8(in + offsetof(BlockTq1_0, qs) + m);
             for (int n = 0; n < 5; ++n) hn::StoreU(ternary(next_digit(t)), df, out + 32 * n + m);
         }
         for (size_t m = 0; m < 16; m += N) {
-            VI t = load_u8(in + 32 + m);
+            VI t = load_u8(in + offsetof(BlockTq1_0, qs) + 32 + m);
             for (int n = 0; n < 5; ++n)
                 hn::StoreU(ternary(next_digit(t)), df, out + 160 + 16 * n + m);
         }
-        const uint8_t qh[16] = {in[48], in[49], in[50], in[51], in[48], in[49], in[50], in[51],
-                                in[48], in[49], in[50], in[51], in[48], in[49], in[50], in[51]};
+        const uint8_t *h = in + offsetof(BlockTq1_0, qh);
+        const uint8_t qh[16] = {h[0], h[1], h[2], h[3], h[0], h[1], h[2], h[3],
+                                h[0], h[1], h[2], h[3], h[0], h[1], h[2], h[3]};
         for (size_t i = 0; i < 16; i += N) {
             VI t = hn::And(hn::Mul(load_u8(qh + i), hn::LoadU(di, kPow3Qh + i)), hn::Set(di, 255));
             hn::StoreU(ternary(next_digit(t)), df, out + 240 + i);
@@ -92,11 +116,12 @@ void tq2_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DF df;
     const DI di;
     const size_t N = hn::Lanes(df);
-    for (size_t b = 0; b < nblocks; ++b, in += 66, out += 256) {
-        const Ternary ternary(load_f16_scale(in + 64));
+    for (size_t b = 0; b < nblocks;
+         ++b, in += sizeof(BlockTq2_0), out += kBlockElements<BlockTq2_0>) {
+        const Ternary ternary(load_f16_scale(in + offsetof(BlockTq2_0, d)));
         for (int h = 0; h < 2; ++h) {
             for (size_t m = 0; m < 32; m += N) {
-                const VI v = load_u8(in + 32 * h + m);
+                const VI v = load_u8(in + offsetof(BlockTq2_0, qs) + 32 * h + m);
                 for (int j = 0; j < 4; ++j) {
                     const VI code = hn::And(hn::ShiftRightSame(v, 2 * j), hn::Set(di, 3));
                     hn::StoreU(ternary(code), df, out + 128 * h + 32 * j + m);
@@ -108,10 +133,10 @@ void tq2_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
 
 // Entry points: large outputs are streamed (see decode_blocks in simd-inl.h).
 void decode_tq1_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(tq1_0_blocks, 54, 256, in, nblocks, out);
+    decode_blocks<BlockTq1_0>(tq1_0_blocks, in, nblocks, out);
 }
 void decode_tq2_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks(tq2_0_blocks, 66, 256, in, nblocks, out);
+    decode_blocks<BlockTq2_0>(tq2_0_blocks, in, nblocks, out);
 }
 
 }  // namespace gguftool::formats::HWY_NAMESPACE

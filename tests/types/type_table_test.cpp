@@ -24,6 +24,10 @@ TEST(TypeTable, MatchesLlamaCpp) {
     }
 }
 
+// The lookups work at compile time too: the block decoders check their structs against the table.
+static_assert(type_traits(kGgmlTypeCount) == nullptr);
+static_assert(&traits(GgmlType::q4_k) == type_traits(12) && !traits(GgmlType::q4_k).removed);
+
 TEST(TypeTable, RemovedAndUnknownIds) {
     for (uint32_t id : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u})
         EXPECT_TRUE(type_traits(id)->removed);

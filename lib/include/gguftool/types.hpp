@@ -62,14 +62,44 @@ struct TypeTraits {
     bool removed;         // retired id: files using it cannot be read
 };
 
+// The one place each type's sizes are written. Rows in id order; sizes as ggml_blck_size /
+// ggml_type_size report them (ggml/src/ggml.c). Constant, so the block decoders check their block
+// layouts against it at compile time (formats/common.hpp).
+inline constexpr TypeTraits kTypeTable[kGgmlTypeCount] = {
+    {"f32", 1, 4, false, false},       {"f16", 1, 2, false, false},
+    {"q4_0", 32, 18, true, false},     {"q4_1", 32, 20, true, false},
+    {"q4_2", 0, 0, false, true},       {"q4_3", 0, 0, false, true},
+    {"q5_0", 32, 22, true, false},     {"q5_1", 32, 24, true, false},
+    {"q8_0", 32, 34, true, false},     {"q8_1", 32, 36, true, false},
+    {"q2_K", 256, 84, true, false},    {"q3_K", 256, 110, true, false},
+    {"q4_K", 256, 144, true, false},   {"q5_K", 256, 176, true, false},
+    {"q6_K", 256, 210, true, false},   {"q8_K", 256, 292, true, false},
+    {"iq2_xxs", 256, 66, true, false}, {"iq2_xs", 256, 74, true, false},
+    {"iq3_xxs", 256, 98, true, false}, {"iq1_s", 256, 50, true, false},
+    {"iq4_nl", 32, 18, true, false},   {"iq3_s", 256, 110, true, false},
+    {"iq2_s", 256, 82, true, false},   {"iq4_xs", 256, 136, true, false},
+    {"i8", 1, 1, false, false},        {"i16", 1, 2, false, false},
+    {"i32", 1, 4, false, false},       {"i64", 1, 8, false, false},
+    {"f64", 1, 8, false, false},       {"iq1_m", 256, 56, true, false},
+    {"bf16", 1, 2, false, false},      {"q4_0_4_4", 0, 0, false, true},
+    {"q4_0_4_8", 0, 0, false, true},   {"q4_0_8_8", 0, 0, false, true},
+    {"tq1_0", 256, 54, true, false},   {"tq2_0", 256, 66, true, false},
+    {"iq4_nl_4_4", 0, 0, false, true}, {"iq4_nl_4_8", 0, 0, false, true},
+    {"iq4_nl_8_8", 0, 0, false, true}, {"mxfp4", 32, 17, true, false},
+    {"nvfp4", 64, 36, true, false},    {"q1_0", 128, 18, true, false},
+    {"q2_0", 64, 18, true, false},
+};
+
 // Traits of a type id, or nullptr when the id is beyond the table (unknown).
-const TypeTraits *type_traits(uint32_t id);
-inline const TypeTraits &traits(GgmlType t) {
-    return *type_traits(static_cast<uint32_t>(t));
+constexpr const TypeTraits *type_traits(uint32_t id) {
+    return id < kGgmlTypeCount ? &kTypeTable[id] : nullptr;
+}
+constexpr const TypeTraits &traits(GgmlType t) {
+    return kTypeTable[static_cast<uint32_t>(t)];
 }
 
 // The ggml name of a known, non-removed type.
-inline const char *type_name(GgmlType t) {
+constexpr const char *type_name(GgmlType t) {
     return traits(t).name;
 }
 
