@@ -5,8 +5,9 @@
 namespace gguftool::onnx_export::detail {
 namespace {
 
-// Identity-1 allows every numeric tensor type but bfloat16, which arrived with Identity-13.
-// onnxruntime (opsets up to 26) and ONNX 1.12's checker accept both.
+// Identity-1 (the schema in force up to opset 12) allows every numeric tensor type but bfloat16,
+// which arrived with Identity-13. The floor is 7, not 1: onnxruntime guarantees opsets >= 7 only
+// (below, it warns and its transpose optimizer gives up). ONNX 1.12's checker accepts both.
 constexpr int kIdentityOpset = 7;
 constexpr int kIdentityBfloat16Opset = 13;
 
