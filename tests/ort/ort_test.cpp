@@ -13,6 +13,7 @@
 #include "../quant/reference_rounding.hpp"
 #include "gguftool/dims.hpp"
 #include "gguftool/gguf.hpp"
+#include "gguftool/runtime/session.hpp"
 #include "gguftool/runtime/tensor_io.hpp"
 
 namespace gguftool::orttest {
@@ -142,12 +143,42 @@ TEST(Ort, PackedModelsAreRefusedForTheirOpset) {
     EXPECT_NE(r.err.find("Opset 29 is under development"), std::string::npos) << r.err;
 }
 
+// NAME=INPUT.npy feeds a graph input: an Unsqueeze-13 node test of testdata/node-tests (float data,
+// int64 axes), its .pb inputs written as .npy, the output checked against the test's own.
+TEST(Ort, InputsAreFedFromNpyFiles) {
+    SKIP_WITHOUT_ORT();
+    TempDir dir;
+    const std::string test_dir =
+        std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/node-tests/test_unsqueeze_two_axes";
+    const runtime::Model model = runtime::Model::load(test_dir + "/model.onnx");
+    std::vector<std::string> argv = {kNode, kDriver, test_dir + "/model.onnx", dir.file("out")};
+    for (size_t i = 0; i < model.inputs().size(); ++i) {
+        const std::string npy = dir.file("in" + std::to_string(i) + ".npy");
+        runtime::write_npy(npy, runtime::read_tensor_pb(test_dir + "/test_data_set_0/input_" +
+                                                        std::to_string(i) + ".pb"));
+        argv.push_back(model.inputs()[i].name + "=" + npy);
+    }
+    const RunResult r = test::run_program(argv);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const runtime::Tensor want = runtime::read_tensor_pb(test_dir + "/test_data_set_0/output_0.pb");
+    const runtime::Tensor got =
+        runtime::read_npy(dir.file("out") + "/" + model.outputs()[0].name + ".npy");
+    EXPECT_EQ(got.dtype(), want.dtype());
+    EXPECT_EQ(got.shape(), want.shape());
+    EXPECT_TRUE(std::equal(got.bytes().begin(), got.bytes().end(), want.bytes().begin(),
+                           want.bytes().end()));
+}
+
 TEST(Ort, DriverErrorsNameTheProblem) {
     SKIP_WITHOUT_ORT();
     TempDir dir;
     const RunResult none = run_ort(dir.file("absent.onnx"), dir.file("out"));
     EXPECT_EQ(none.status, 1);
     EXPECT_NE(none.err.find("absent.onnx"), std::string::npos) << none.err;
+    const RunResult bad_input = test::run_program(
+        {kNode, kDriver, dir.file("absent.onnx"), dir.file("out"), "x=" + dir.file("x.npy")});
+    EXPECT_EQ(bad_input.status, 1);
+    EXPECT_NE(bad_input.err.find("x.npy"), std::string::npos) << bad_input.err;
     const RunResult usage = test::run_program({kNode, kDriver});
     EXPECT_EQ(usage.status, 1);
     EXPECT_NE(usage.err.find("usage: node run_ort.mjs MODEL.onnx OUTDIR"), std::string::npos)
