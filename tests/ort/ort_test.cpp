@@ -70,6 +70,10 @@ struct OutputType {
     const char *ort_name;
 };
 
+void PrintTo(const OutputType &t, std::ostream *os) {
+    *os << t.flag;
+}
+
 class OrtDequantized : public testing::TestWithParam<OutputType> {};
 
 TEST_P(OrtDequantized, SampleRunsAndMatchesLlamaBitForBit) {
