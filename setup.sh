@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine for gguftool and builds it:
 #   1. installs the Debian packages it needs (apt-get, as root or through sudo),
-#   2. installs llama.cpp's prebuilt reference library from the pinned package-lock.json (npm ci),
+#   2. installs the pinned npm packages of package-lock.json (npm ci): llama.cpp's prebuilt
+#      reference library and onnxruntime-node (tests/ort runs converted models in onnxruntime),
 #   3. configures and builds everything into ./build (override with BUILD_DIR=...).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,8 +26,10 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# llama.cpp's libggml-base.so, the ground truth for tests and `gguftool verify`.
-if [ ! -f node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so ]; then
+# llama.cpp's libggml-base.so, the ground truth for tests and `gguftool verify`, and
+# onnxruntime-node's native binding (its prebuilt libonnxruntime ships in the same directory).
+if [ ! -f node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so ] ||
+   [ ! -f node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node ]; then
     npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
 

@@ -22,6 +22,7 @@ struct Options {
     std::string output_dtype = "float";
     std::vector<std::string> tensor_globs;
     bool external_data = false;
+    bool keep_plain_types = false;
     std::optional<uint64_t> max_array;
     unsigned threads = 0;
     bool quiet = false;
@@ -74,6 +75,7 @@ int run(const Options &opt) {
     o.output_type = *onnx_export::output_type_from_name(opt.output_dtype);
     o.tensor_globs = opt.tensor_globs;
     o.external_data = opt.external_data;
+    o.keep_plain_types = opt.keep_plain_types;
     o.max_array = opt.max_array;
     o.threads = opt.threads;
     std::unique_ptr<ProgressBar> bar;
@@ -116,19 +118,23 @@ Runner add_to_onnx(CLI::App &app) {
                     "operators where the format allows; dequantized: decoded weights")
         ->check(CLI::IsMember({"packed", "unpack", "dequantized"}))
         ->capture_default_str();
-    cmd->add_option("--output-dtype", opt->output_dtype, "Type of the decoded tensors")
+    cmd->add_option("--output-dtype", opt->output_dtype,
+                    "Type of the decoded tensors and of the plain f16/bf16/f32/f64 tensors "
+                    "(converted, rounded once to nearest even)")
         ->check(CLI::IsMember({"float", "float16", "bfloat16", "double"}))
         ->capture_default_str();
     cmd->add_option("--tensor", opt->tensor_globs,
                     "Only tensors whose name matches GLOB (repeatable)")
         ->type_name("GLOB")
         ->allow_extra_args(false);
+    cmd->add_flag("--keep-plain-types", opt->keep_plain_types,
+                  "Keep plain f16/bf16/f32/f64 tensors in their stored type and bytes");
     cmd->add_flag("--external-data", opt->external_data,
                   "Put tensor data in OUTPUT.data even when the model is under 2 GB");
     cmd->add_option("--max-array", opt->max_array, "Keep at most N elements of each metadata array")
         ->type_name("N");
     cmd->add_option("--threads", opt->threads,
-                    "Decoding threads for --mode dequantized (0: all cores)")
+                    "Decoding threads for --mode dequantized and plain conversions (0: all cores)")
         ->type_name("N");
     cmd->add_flag("-q,--quiet", opt->quiet, "No progress bar, summary or notes");
     return [opt] { return run(*opt); };

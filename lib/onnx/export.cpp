@@ -1,5 +1,5 @@
 // export_model: select tensors, build the plan in the chosen mode, check it with ONNX's shape
-// inference, and write it inline or with external data.
+// inference at the opset it imports, and write it inline or with external data.
 #include <fmt/format.h>
 #include <onnx/shape_inference/implementation.h>
 #include <sys/stat.h>
@@ -39,13 +39,21 @@ void refuse_inputs(const gguf::Model &model, const std::vector<std::string> &out
     }
 }
 
+// A plain tensor's ONNX type: floating ones take the output type unless asked to keep theirs;
+// integers stay integers.
+DataType plain_output_type(GgmlType type, const Options &opt) {
+    const DataType stored = onnx_data_type(type);
+    return is_floating(stored) && !opt.keep_plain_types ? opt.output_type : stored;
+}
+
 void emit(GraphBuilder &g, const gguf::Model &model, const gguf::TensorInfo &t,
           const Options &opt) {
     if (t.name.empty())  // ONNX value names are non-empty
         throw Error(model.shards().at(t.shard)->path(), t.file_offset,
                     "a tensor with an empty name cannot be a graph output");
     if (!traits(t.type).quantized) {
-        emit_plain(g, t, model.first().byte_order() == gguf::ByteOrder::big);
+        emit_plain(g, t, model.first().byte_order() == gguf::ByteOrder::big,
+                   plain_output_type(t.type, opt), opt.threads);
         return;
     }
     if (model.first().byte_order() == gguf::ByteOrder::big)
@@ -75,7 +83,8 @@ std::string graph_name(const gguf::Model &model) {
 
 // Runs ONNX's shape inference, strict, on the graph with the payload initializers (types and
 // dims, no data): a mistake of ours is reported before anything is written.
-void check_shapes(const onnx::GraphProto &graph, const std::vector<Payload> &payloads) {
+void check_shapes(const onnx::GraphProto &graph, const std::vector<Payload> &payloads,
+                  int opset_version) {
     onnx::GraphProto g = graph;
     for (const Payload &p : payloads) {
         onnx::TensorProto &t = *g.add_initializer();
@@ -85,7 +94,7 @@ void check_shapes(const onnx::GraphProto &graph, const std::vector<Payload> &pay
     }
     onnx::ShapeInferenceOptions options{true, 1, false};  // check types, throw on any error
     try {
-        onnx::shape_inference::InferShapes(&g, {{onnx::ONNX_DOMAIN, opset29::kOpsetVersion}},
+        onnx::shape_inference::InferShapes(&g, {{onnx::ONNX_DOMAIN, opset_version}},
                                            onnx::OpSchemaRegistry::Instance(), options);
     } catch (const std::exception &e) {
         throw Error(
@@ -138,7 +147,8 @@ Result export_model(const gguf::Model &model, const std::string &output, const O
     GraphBuilder g(plan, tensors);
     for (const gguf::TensorInfo *t : tensors) emit(g, model, *t, opt);
     plan.graph.set_name(graph_name(model));
-    check_shapes(plan.graph, plan.payloads);
+    const int opset_version = model_opset(opt.mode, plan.graph);
+    check_shapes(plan.graph, plan.payloads, opset_version);
 
     onnx::ModelProto m;
     m.set_ir_version(onnx::IR_VERSION);
@@ -148,7 +158,7 @@ Result export_model(const gguf::Model &model, const std::string &output, const O
                                  mode_name(opt.mode)));
     onnx::OperatorSetIdProto &opset = *m.add_opset_import();
     opset.set_domain(onnx::ONNX_DOMAIN);
-    opset.set_version(opset29::kOpsetVersion);
+    opset.set_version(opset_version);
     Result r;
     r.notes = add_metadata_props(m, model, opt.max_array);
     *m.mutable_graph() = std::move(plan.graph);

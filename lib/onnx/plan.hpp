@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gguftool/gguf.hpp"
+#include "gguftool/onnx_export.hpp"
 #include "gguftool/quant.hpp"
 
 namespace gguftool::onnx_export::detail {
@@ -118,11 +119,18 @@ void transform_blocks(Sink &sink, std::span<const uint8_t> bytes, size_t in_bloc
 // Emitters, one per form (plain_tensor.cpp, packed_mode.cpp, unpack_mode.cpp,
 // dequantized_mode.cpp). Each adds the initializers, nodes and graph output for one tensor.
 // `swap_bytes`: the file is big-endian (plain values are byte-swapped; quantized data refused).
-void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, bool swap_bytes);
+// emit_plain's `out`: the tensor's own type (bytes copied) or the floating type to convert to.
+void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, bool swap_bytes, DataType out,
+                unsigned threads);
 void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, DataType out);
 // False when the format has no Unpack form (the caller falls back to emit_packed).
 bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, DataType out);
 void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, DataType out, unsigned threads);
+
+// The default-domain opset the model imports: 29 for packed and unpack modes (DequantizePacked,
+// Unpack); for dequantized mode, which holds Identity nodes only, the lowest version whose
+// Identity allows every output type, so runtimes without opset 29 load it (opset.cpp).
+int model_opset(Mode mode, const onnx::GraphProto &graph);
 
 // GGUF metadata (and the source file's name and GGUF version) into model.metadata_props.
 // Returns notes about arrays cut to `max_array` elements.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "gguftool/dims.hpp"
+#include "gguftool/half.hpp"
 #include "verify_impl.hpp"
 
 namespace gguftool::verify::detail {
@@ -17,14 +18,32 @@ runtime::Shape onnx_shape(const gguf::TensorInfo &t) {
     return gguftool::onnx_shape(std::span(t.ne).first(t.n_dims));
 }
 
+// An f64 tensor's own values narrowed to `dtype` (float32, float16, bfloat16) with one rounding
+// to nearest even, as to-onnx converts plain tensors (llama.cpp does not decode f64).
+Stream narrowed_float64(const gguf::TensorInfo &t, DataType dtype) {
+    const std::span<const uint8_t> data = t.data;
+    return {dtype, [data, dtype](uint64_t first, uint64_t count, void *out) {
+                for (uint64_t i = 0; i < count; ++i) {
+                    double d;
+                    std::memcpy(&d, data.data() + (first + i) * sizeof d, sizeof d);
+                    if (dtype == DataType::float32)
+                        static_cast<float *>(out)[i] = static_cast<float>(d);
+                    else
+                        static_cast<uint16_t *>(out)[i] =
+                            dtype == DataType::float16 ? f64_to_fp16(d) : f64_to_bf16(d);
+                }
+            }};
+}
+
 // What an output of `dtype` should hold for tensor `t`: the tensor's own bytes when the output
-// has its plain type, else the expected float32 decoding brought to `dtype`.
+// has its plain type, else the expected decoding brought to `dtype` (f64: its own values).
 StreamOrReason expected_output(Context &ctx, const gguf::TensorInfo &t, DataType dtype) {
     const DataType plain = plain_dtype(t.type);
     if (dtype == plain) return own_bytes(t);
-    if (plain == DataType::float64 || is_integer(plain) || !is_floating(dtype))
+    if (is_integer(plain) || !is_floating(dtype))
         return fmt::format("a {} output cannot hold {} values exactly", dtype_name(dtype),
                            type_name(t.type));
+    if (plain == DataType::float64) return narrowed_float64(t, dtype);
     StreamOrReason f32 =
         t.type == GgmlType::f32 ? StreamOrReason(own_bytes(t)) : expected_float32(ctx, t);
     if (Stream *s = std::get_if<Stream>(&f32)) return convert_float32(std::move(*s), dtype);

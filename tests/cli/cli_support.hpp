@@ -72,10 +72,8 @@ inline bool drain_pipes(int out_fd, int err_fd, std::string &out, std::string &e
     return in_time;
 }
 
-// Runs the built CLI with `args` (argv[1..]); collects stdout and stderr.
-inline RunResult run_gguftool(const std::vector<std::string> &args) {
-    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
+// Runs the program at path argv_s[0] with argv_s (no PATH search); collects stdout and stderr.
+inline RunResult run_program(std::vector<std::string> argv_s) {
     std::vector<char *> argv;
     for (std::string &a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -101,6 +99,13 @@ inline RunResult run_gguftool(const std::vector<std::string> &args) {
     waitpid(pid, &status, 0);
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
+}
+
+// Runs the built CLI with `args` (argv[1..]); collects stdout and stderr.
+inline RunResult run_gguftool(const std::vector<std::string> &args) {
+    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    return run_program(std::move(argv_s));
 }
 
 // Runs `gguftool dump --json ARGS...`, expects success and returns the parsed document.

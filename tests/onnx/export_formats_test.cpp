@@ -19,10 +19,11 @@ TensorSpec quantized_tensor(GgmlType type, const std::string &name, uint64_t see
 }
 
 onnx_export::Result convert(const std::string &in, const std::string &out, Mode mode,
-                            DataType type = DataType::float32) {
+                            DataType type = DataType::float32, bool keep_plain_types = false) {
     onnx_export::Options o;
     o.mode = mode;
     o.output_type = type;
+    o.keep_plain_types = keep_plain_types;
     return onnx_export::export_model(gguf::Model::open(in), out, o);
 }
 
@@ -126,7 +127,8 @@ TEST(Export, OutputTypesRoundLlamasFloatsOnce) {
     }
 }
 
-// Plain tensors keep their type and bytes in every mode, exposed under their own name.
+// With keep_plain_types, plain tensors keep their type and bytes in every mode, exposed under
+// their own name. (Without it, see plain_types_test.cpp.)
 TEST(Export, PlainTensorsKeepTypeShapeAndBytes) {
     TempDir dir;
     std::vector<TensorSpec> tensors;
@@ -149,8 +151,10 @@ TEST(Export, PlainTensorsKeepTypeShapeAndBytes) {
     write_gguf(dir.file("m.gguf"), tensors);
     for (Mode mode : {Mode::packed, Mode::unpack, Mode::dequantized}) {
         SCOPED_TRACE(onnx_export::mode_name(mode));
-        convert(dir.file("m.gguf"), dir.file("m.onnx"), mode);
+        convert(dir.file("m.gguf"), dir.file("m.onnx"), mode, DataType::float32, true);
         const onnx::ModelProto m = check_model(dir.file("m.onnx"));
+        // A bfloat16 Identity needs opset 13 (ONNX's checker above holds the model to it).
+        EXPECT_EQ(m.opset_import(0).version(), mode == Mode::dequantized ? 13 : 29);
         const auto outputs = run(dir.file("m.onnx"));
         for (size_t i = 0; i < tensors.size(); ++i) {
             const TensorSpec &t = tensors[i];
@@ -179,6 +183,11 @@ TEST(Export, BigEndianFiles) {
     convert(dir.file("be.gguf"), dir.file("be.onnx"), Mode::packed);
     check_model(dir.file("be.onnx"));
     EXPECT_EQ(floats(run(dir.file("be.onnx")).at("v")), (std::vector<float>{1.0f, -2.0f}));
+    // Converted to another type: swapped first, then rounded.
+    convert(dir.file("be.gguf"), dir.file("be16.onnx"), Mode::dequantized, DataType::float16);
+    check_model(dir.file("be16.onnx"));
+    EXPECT_EQ(run(dir.file("be16.onnx")).at("v").to_vector<uint16_t>(),
+              (std::vector<uint16_t>{0x3C00, 0xC000}));
 
     write_gguf(dir.file("beq.gguf"), {{"q", GgmlType::q4_0, {32}, std::vector<uint8_t>(18)}},
                gguf::Writer(3, gguf::ByteOrder::big));

@@ -7,7 +7,12 @@
 //                q2_0 tq2_0 iq4_nl mxfp4) the blocks are split into code, scale and offset
 //                initializers decoded by Unpack and standard operators, bit-identical to packed
 //                mode; other formats fall back to DequantizePacked.
-//   dequantized  quantized tensors decoded to plain FLOAT (or the chosen output type).
+//   dequantized  quantized tensors decoded to plain FLOAT (or the chosen output type); Identity
+//                nodes only, so the model imports the lowest opset that allows its types (1, or
+//                13 with bfloat16) and runtimes without opset 29 (onnxruntime) load it.
+// Packed and unpack modes import opset 29. In every mode, plain floating tensors (f32 f16 bf16
+// f64) are converted to the output type unless Options::keep_plain_types; integers stay as they
+// are.
 //
 // Output is streamed: bytes go from the memory-mapped GGUF to the file in chunks, so memory stays
 // bounded whatever the model size. Above protobuf's 2 GB limit, or on request, tensor bytes go to
@@ -44,8 +49,11 @@ inline constexpr uint64_t kProtobufLimit = 0x7FFFFFFF;
 
 struct Options {
     Mode mode = Mode::packed;
-    // Element type of the decoded outputs (and of the initializers of dequantized mode).
+    // Element type of the decoded outputs (and of the initializers of dequantized mode), and of
+    // the plain floating tensors: their values converted with one rounding to nearest even.
     DataType output_type = DataType::float32;
+    // Plain floating tensors keep their stored type and bytes instead (integers always do).
+    bool keep_plain_types = false;
     // Convert only tensors whose name matches one of these globs (fnmatch); empty: all.
     std::vector<std::string> tensor_globs;
     // Metadata arrays longer than this are cut to this many elements (and the model says so).
@@ -55,7 +63,7 @@ struct Options {
     // Largest .onnx written with the tensor bytes inside; above it they go to external data.
     // Protobuf cannot parse a message over 2 GiB - 1 (tests lower it to exercise the switch).
     uint64_t inline_limit = kProtobufLimit;
-    // Threads for decoding in dequantized mode (0: all cores).
+    // Threads for decoding in dequantized mode and converting plain tensors (0: all cores).
     unsigned threads = 0;
     // Called as tensor bytes are written: bytes done so far and the total.
     std::function<void(uint64_t done, uint64_t total)> progress;

@@ -1,0 +1,193 @@
+// Converted models in onnxruntime (onnxruntime-node, pinned in package.json, installed by npm ci):
+// testdata/sample.gguf through `to-onnx --mode dequantized`, run by tests/ort/run_ort.mjs, every
+// output compared bit for bit with llama.cpp's decoding. Skipped, saying why, when node or
+// onnxruntime-node cannot be loaded.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "../cli/cli_support.hpp"
+#include "../quant/reference_rounding.hpp"
+#include "gguftool/dims.hpp"
+#include "gguftool/gguf.hpp"
+#include "gguftool/runtime/session.hpp"
+#include "gguftool/runtime/tensor_io.hpp"
+
+namespace gguftool::orttest {
+namespace {
+
+using test::run_gguftool;
+using test::RunResult;
+using test::TempDir;
+
+const std::string kNode = GGUFTOOL_NODE;  // empty when CMake found no node
+const std::string kDriver = GGUFTOOL_ORT_DRIVER;
+const std::string kOrtPackage = std::string(GGUFTOOL_SOURCE_DIR) + "/node_modules/onnxruntime-node";
+
+// Why onnxruntime cannot run here, or "" when it can.
+const std::string &ort_unavailable() {
+    static const std::string why = [] {
+        if (kNode.empty()) return std::string("no node binary found at configure time");
+        const RunResult r =
+            test::run_program({kNode, "-e", "require(process.argv[1])", kOrtPackage});
+        return r.status == 0 ? std::string()
+                             : "node cannot load " + kOrtPackage + " (npm ci): " + r.err;
+    }();
+    return why;
+}
+
+#define SKIP_WITHOUT_ORT() \
+    if (!ort_unavailable().empty()) GTEST_SKIP() << ort_unavailable()
+
+RunResult run_ort(const std::string &model, const std::string &outdir) {
+    return test::run_program({kNode, kDriver, model, outdir});
+}
+
+// The bytes an output of `dtype` should hold for llama.cpp's float `f`: f itself, rounded once to
+// nearest even (float16, by the tests' own rounding), or widened (double).
+void append_expected(std::vector<uint8_t> &out, float f, DataType dtype) {
+    uint8_t b[8];
+    size_t n = 4;
+    if (dtype == DataType::float64) {
+        const double d = f;
+        std::memcpy(b, &d, n = 8);
+    } else if (dtype == DataType::float16) {
+        const uint16_t h = testref::half_reference().from_float(f);
+        std::memcpy(b, &h, n = 2);
+    } else {
+        std::memcpy(b, &f, 4);
+    }
+    out.insert(out.end(), b, b + n);
+}
+
+// An --output-dtype, the type it gives, and onnxruntime's name of that type.
+struct OutputType {
+    const char *flag;
+    DataType dtype;
+    const char *ort_name;
+};
+
+void PrintTo(const OutputType &t, std::ostream *os) {
+    *os << t.flag;
+}
+
+class OrtDequantized : public testing::TestWithParam<OutputType> {};
+
+TEST_P(OrtDequantized, SampleRunsAndMatchesLlamaBitForBit) {
+    SKIP_WITHOUT_ORT();
+    const auto [dtype_flag, dtype, ort_name] = GetParam();
+    TempDir dir;
+    const std::string model = dir.file("m.onnx"), outdir = dir.file("out");
+    const RunResult c = run_gguftool({"to-onnx", "-q", "--mode", "dequantized", "--output-dtype",
+                                      dtype_flag, test::kSample, model});
+    ASSERT_EQ(c.status, 0) << c.err;
+    const RunResult r = run_ort(model, outdir);
+    ASSERT_EQ(r.status, 0) << r.err;
+
+    const gguf::Model gguf = gguf::Model::open(test::kSample);
+    const std::vector<test::LlamaTensorView> llama = test::llama_tensors(test::kSample);
+    ASSERT_EQ(llama.size(), gguf.tensors().size());
+    size_t lines = 0;
+    for (char ch : r.out) lines += ch == '\n';
+    EXPECT_EQ(lines, llama.size()) << r.out;  // one line per output
+    for (const test::LlamaTensorView &t : llama) {
+        SCOPED_TRACE(t.name);
+        const gguf::TensorInfo *info = gguf.find_tensor(t.name);
+        ASSERT_NE(info, nullptr);
+        EXPECT_NE(r.out.find(t.name + " " + ort_name + " ["), std::string::npos) << r.out;
+        const runtime::Tensor got = runtime::read_npy(outdir + "/" + t.name + ".npy");
+        ASSERT_EQ(got.dtype(), dtype);
+        EXPECT_EQ(got.shape(), onnx_shape(std::span(info->ne).first(info->n_dims)));
+        std::vector<uint8_t> want;
+        for (float f : test::llama_decode(t)) append_expected(want, f, dtype);
+        ASSERT_EQ(got.bytes().size(), want.size());
+        size_t differing = 0, first = 0;
+        for (size_t i = 0; i < want.size(); ++i)
+            if (got.bytes()[i] != want[i] && differing++ == 0) first = i;
+        EXPECT_EQ(differing, 0u) << "first differing byte " << first;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(OutputTypes, OrtDequantized,
+                         testing::Values(OutputType{"float", DataType::float32, "float32"},
+                                         OutputType{"float16", DataType::float16, "float16"},
+                                         OutputType{"double", DataType::float64, "float64"}),
+                         [](const auto &info) { return std::string(info.param.flag); });
+
+// onnxruntime-node has no bfloat16 tensors: it loads the model (opset 13, bfloat16 Identity
+// nodes) natively, then its JS layer refuses the output list. The driver says so and fails.
+TEST(Ort, Bfloat16OutputsAreRefusedWithAClearMessage) {
+    SKIP_WITHOUT_ORT();
+    TempDir dir;
+    const std::string model = dir.file("m.onnx");
+    ASSERT_EQ(run_gguftool({"to-onnx", "-q", "--mode", "dequantized", "--output-dtype", "bfloat16",
+                            "--tensor", "blk.0.attn_v.weight", test::kSample, model})
+                  .status,
+              0);
+    const RunResult r = run_ort(model, dir.file("out"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("run_ort: Unsupported data type: 16 (bfloat16: onnxruntime-node cannot "
+                         "hand back bfloat16 tensors"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("out")));
+}
+
+// Today's limit: packed (and unpack) models import opset 29, which onnxruntime refuses to load.
+TEST(Ort, PackedModelsAreRefusedForTheirOpset) {
+    SKIP_WITHOUT_ORT();
+    TempDir dir;
+    const std::string model = dir.file("m.onnx");
+    ASSERT_EQ(run_gguftool({"to-onnx", "-q", test::kSample, model}).status, 0);
+    const RunResult r = run_ort(model, dir.file("out"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("Opset 29 is under development"), std::string::npos) << r.err;
+}
+
+// NAME=INPUT.npy feeds a graph input: an Unsqueeze-13 node test of testdata/node-tests (float data,
+// int64 axes), its .pb inputs written as .npy, the output checked against the test's own.
+TEST(Ort, InputsAreFedFromNpyFiles) {
+    SKIP_WITHOUT_ORT();
+    TempDir dir;
+    const std::string test_dir =
+        std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/node-tests/test_unsqueeze_two_axes";
+    const runtime::Model model = runtime::Model::load(test_dir + "/model.onnx");
+    std::vector<std::string> argv = {kNode, kDriver, test_dir + "/model.onnx", dir.file("out")};
+    for (size_t i = 0; i < model.inputs().size(); ++i) {
+        const std::string npy = dir.file("in" + std::to_string(i) + ".npy");
+        runtime::write_npy(npy, runtime::read_tensor_pb(test_dir + "/test_data_set_0/input_" +
+                                                        std::to_string(i) + ".pb"));
+        argv.push_back(model.inputs()[i].name + "=" + npy);
+    }
+    const RunResult r = test::run_program(argv);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const runtime::Tensor want = runtime::read_tensor_pb(test_dir + "/test_data_set_0/output_0.pb");
+    const runtime::Tensor got =
+        runtime::read_npy(dir.file("out") + "/" + model.outputs()[0].name + ".npy");
+    EXPECT_EQ(got.dtype(), want.dtype());
+    EXPECT_EQ(got.shape(), want.shape());
+    EXPECT_TRUE(std::equal(got.bytes().begin(), got.bytes().end(), want.bytes().begin(),
+                           want.bytes().end()));
+}
+
+TEST(Ort, DriverErrorsNameTheProblem) {
+    SKIP_WITHOUT_ORT();
+    TempDir dir;
+    const RunResult none = run_ort(dir.file("absent.onnx"), dir.file("out"));
+    EXPECT_EQ(none.status, 1);
+    EXPECT_NE(none.err.find("absent.onnx"), std::string::npos) << none.err;
+    const RunResult bad_input = test::run_program(
+        {kNode, kDriver, dir.file("absent.onnx"), dir.file("out"), "x=" + dir.file("x.npy")});
+    EXPECT_EQ(bad_input.status, 1);
+    EXPECT_NE(bad_input.err.find("x.npy"), std::string::npos) << bad_input.err;
+    const RunResult usage = test::run_program({kNode, kDriver});
+    EXPECT_EQ(usage.status, 1);
+    EXPECT_NE(usage.err.find("usage: node run_ort.mjs MODEL.onnx OUTDIR"), std::string::npos)
+        << usage.err;
+}
+
+}  // namespace
+}  // namespace gguftool::orttest
