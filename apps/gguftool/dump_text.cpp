@@ -25,15 +25,6 @@ std::string human_count(uint64_t n) {
     return fmt::format("{:.2f} {}", v, kUnits[u]);
 }
 
-std::string human_bytes(uint64_t n) {
-    if (n < 1024) return fmt::format("{} B", n);
-    static constexpr const char *kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
-    double v = double(n);
-    int u = -1;
-    while (v >= 1024 && u < 3) v /= 1024, ++u;
-    return fmt::format("{:.2f} {}", v, kUnits[u]);
-}
-
 std::string type_label(const Value &v) {
     if (v.type() != ValueType::array) return gguf::value_type_name(v.type());
     return fmt::format("{}[{}]", gguf::value_type_name(v.array_type()), v.array_size());

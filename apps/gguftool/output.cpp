@@ -272,4 +272,12 @@ Style style_for(std::FILE *f) {
     return s;
 }
 
+std::string human_bytes(double bytes) {
+    static constexpr const char *kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    for (; bytes >= 1024 && u < 4; ++u) bytes /= 1024;
+    return u == 0 ? fmt::format("{:.0f} {}", bytes, kUnits[u])
+                  : fmt::format("{:.2f} {}", bytes, kUnits[u]);
+}
+
 }  // namespace gguftool::cli

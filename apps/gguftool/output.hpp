@@ -227,6 +227,9 @@ size_t display_width(std::string_view s);
 void put_float(Out &out, float v);
 void put_double(Out &out, double v);
 
+// A byte count for people: "512 B", "899.62 KiB", "1.00 MiB" (powers of 1024).
+std::string human_bytes(double bytes);
+
 // `noun` as it follows the count n: "1 tensor", "2 tensors" (nouns with a regular plural).
 inline std::string plural(uint64_t n, std::string_view noun) {
     std::string s(noun);

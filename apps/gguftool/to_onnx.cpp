@@ -28,14 +28,6 @@ struct Options {
     bool quiet = false;
 };
 
-std::string human_bytes(double bytes) {
-    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    for (; bytes >= 1024 && u < 4; ++u) bytes /= 1024;
-    return u == 0 ? fmt::format("{:.0f} {}", bytes, units[u])
-                  : fmt::format("{:.2f} {}", bytes, units[u]);
-}
-
 // A one-line progress bar on stderr, redrawn at most ten times a second.
 class ProgressBar {
 public:
