@@ -4,8 +4,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "formats/common.hpp"
 #include "convert.hpp"
+#include "formats/common.hpp"
 #include "gguftool/half.hpp"
 
 namespace gguftool::quant {
