@@ -1,5 +1,7 @@
 #include "gguftool/dims.hpp"
 
+#include <fmt/format.h>
+
 #include <limits>
 #include <string>
 
@@ -16,6 +18,14 @@ std::vector<int64_t> onnx_shape(std::span<const uint64_t> gguf_dims) {
         shape.push_back(int64_t(*d));
     }
     return shape;
+}
+
+size_t normalize_axis(int64_t axis, size_t rank, const char *what) {
+    const int64_t r = int64_t(rank);
+    if (axis < -r || axis >= r)
+        throw Error(fmt::format("{} {} is out of range for rank {} (valid: [{}, {}])", what, axis,
+                                rank, -r, r - 1));
+    return size_t(axis < 0 ? axis + r : axis);
 }
 
 }  // namespace gguftool

@@ -55,7 +55,7 @@ void infer(onnx::InferenceContext &ctx) {
     try {
         const Unpack u = check_unpack(int_attribute(ctx, "bits"), int_attribute(ctx, "radix"),
                                       int_attribute(ctx, "group_size"));
-        if (count && *count < 0) check_unpack_words(u, *count, 8, 0, std::nullopt);
+        if (count) check_unpack_count(*count);
         if (!onnx::hasInputShape(ctx, 0)) return;
         const onnx::TensorShapeProto &in = onnx::getInputShape(ctx, 0);
         const int64_t axis = check_unpack_axis(onnx::getAttribute(ctx, "axis", -1), in.dim_size());

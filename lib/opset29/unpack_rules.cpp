@@ -5,6 +5,7 @@
 #include <bit>
 #include <limits>
 
+#include "gguftool/dims.hpp"
 #include "gguftool/opset29.hpp"
 
 namespace gguftool::opset29 {
@@ -55,10 +56,7 @@ unsigned unpack_word_bits(DataType storage) {
 
 int64_t check_unpack_axis(int64_t axis, int64_t rank) {
     if (rank < 1) fail("input X must have rank at least 1, not a scalar");
-    if (axis < -rank || axis >= rank)
-        fail(fmt::format("attribute 'axis' {} is out of range for rank {} (valid: [{}, {}])", axis,
-                         rank, -rank, rank - 1));
-    return axis < 0 ? axis + rank : axis;
+    return int64_t(normalize_axis(axis, size_t(rank), "attribute 'axis'"));
 }
 
 std::optional<uint64_t> unpack_words(const Unpack &u, uint64_t count, unsigned word_bits) {
@@ -70,9 +68,13 @@ std::optional<uint64_t> unpack_words(const Unpack &u, uint64_t count, unsigned w
     return static_cast<uint64_t>(words);
 }
 
+void check_unpack_count(int64_t count) {
+    if (count < 0) fail(fmt::format("input count {} is negative", count));
+}
+
 void check_unpack_words(const Unpack &u, int64_t count, unsigned word_bits, int64_t axis,
                         std::optional<int64_t> words) {
-    if (count < 0) fail(fmt::format("input count {} is negative", count));
+    check_unpack_count(count);
     const std::optional<uint64_t> need = unpack_words(u, static_cast<uint64_t>(count), word_bits);
     if (!words || (need && *need == static_cast<uint64_t>(*words))) return;
     const std::string formula =

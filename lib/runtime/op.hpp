@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gguftool/dims.hpp"
 #include "gguftool/runtime.hpp"
 #include "tensor_proto.hpp"
 
@@ -67,9 +68,6 @@ private:
     std::vector<const DeviceTensor *> inputs_;
     std::vector<DeviceTensor> outputs_;
 };
-
-// Normalises an axis in [-rank, rank - 1] (or throws, naming `what`).
-size_t normalize_axis(int64_t axis, size_t rank, const char *what);
 
 // One operator version: arity, the attributes it accepts, and its implementation.
 using OpFn = void (*)(OpContext &);

@@ -111,12 +111,4 @@ const onnx::TensorProto *OpContext::attr_tensor(std::string_view name) const {
     return a ? &a->t() : nullptr;
 }
 
-size_t normalize_axis(int64_t axis, size_t rank, const char *what) {
-    const int64_t r = int64_t(rank);
-    if (axis < -r || axis >= r)
-        throw Error(fmt::format("{} {} is out of range for rank {} (valid: [{}, {}])", what, axis,
-                                rank, -r, r - 1));
-    return size_t(axis < 0 ? axis + r : axis);
-}
-
 }  // namespace gguftool::runtime::detail

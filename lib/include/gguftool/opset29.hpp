@@ -75,8 +75,11 @@ unsigned unpack_word_bits(DataType storage);
 // `axis` in [-rank, rank - 1] of X (rank >= 1), made non-negative.
 int64_t check_unpack_axis(int64_t axis, int64_t rank);
 
-// Checks `count` (nonnegative) and that X's axis holds exactly the words `count` codes occupy:
-// ceil(count * bits / word_bits), or ceil(ceil(count / G) * W / word_bits) when grouped. A
+// `count`, the codes per row, is nonnegative.
+void check_unpack_count(int64_t count);
+
+// Checks `count` (check_unpack_count) and that X's axis holds exactly the words `count` codes
+// occupy: ceil(count * bits / word_bits), or ceil(ceil(count / G) * W / word_bits) when grouped. A
 // dimension not known (shape inference) is nullopt and passes.
 void check_unpack_words(const Unpack &u, int64_t count, unsigned word_bits, int64_t axis,
                         std::optional<int64_t> words);

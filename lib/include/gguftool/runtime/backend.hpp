@@ -33,7 +33,6 @@ struct DeviceTensor {
     size_t nbytes() const { return size_t(elements()) * dtype_size(dtype); }
 };
 
-// Unpack-29 with both spellings normalised: bits b is radix 2^b with group_size 1.
 // An Unpack node's checked code layout (gguftool/opset29.hpp), its axis and its count.
 struct UnpackParams : opset29::Unpack {
     size_t axis = 0;     // 0 <= axis < rank
