@@ -9,32 +9,12 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "blocks.hpp"
 #include "common.hpp"
 #include "dispatch.hpp"
 #include "e2m1_table.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
-
-#ifndef GGUFTOOL_FORMATS_FP4_ONCE
-#define GGUFTOOL_FORMATS_FP4_ONCE
-namespace gguftool::formats {
-
-// The block layouts (ggml's block_mxfp4, block_nvfp4).
-struct BlockMxfp4 {
-    static constexpr GgmlType type = GgmlType::mxfp4;
-    uint8_t e;       // E8M0 scale
-    uint8_t qs[16];  // e2m1 nibbles
-};
-struct BlockNvfp4 {
-    static constexpr GgmlType type = GgmlType::nvfp4;
-    uint8_t d[4];    // UE4M3 scale per 16 elements
-    uint8_t qs[32];  // e2m1 nibbles
-};
-GGUFTOOL_CHECK_BLOCK(BlockMxfp4, sizeof(BlockMxfp4::qs) * 2);
-GGUFTOOL_CHECK_BLOCK(BlockNvfp4, sizeof(BlockNvfp4::qs) * 2);
-
-}  // namespace gguftool::formats
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {

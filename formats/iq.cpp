@@ -17,6 +17,7 @@
 #include "codebooks/iq3_grids.hpp"
 #include "codebooks/iq4_values.hpp"
 #include "codebooks/iq_signs.hpp"
+#include "blocks.hpp"
 #include "common.hpp"
 #include "dispatch.hpp"
 #include "formats.hpp"
@@ -25,73 +26,6 @@
 #ifndef GGUFTOOL_FORMATS_IQ_ONCE
 #define GGUFTOOL_FORMATS_IQ_ONCE
 namespace gguftool::formats {
-
-// The block layouts (ggml's block_iq2_xxs ... block_iq4_xs); d is f16.
-struct BlockIq2_XXS {
-    static constexpr GgmlType type = GgmlType::iq2_xxs;
-    uint16_t d;
-    uint8_t qs[64];  // per sub-block of 32: 4 grid indices, then a u32 of signs and scale
-};
-struct BlockIq2_XS {
-    static constexpr GgmlType type = GgmlType::iq2_xs;
-    uint16_t d;
-    uint16_t qs[32];    // per group of 8: grid index and sign index
-    uint8_t scales[8];  // two 4-bit scales per 32 elements
-};
-struct BlockIq2_S {
-    static constexpr GgmlType type = GgmlType::iq2_s;
-    uint16_t d;
-    uint8_t qs[64];  // 32 grid index low bytes, then 32 sign bytes
-    uint8_t qh[8];   // grid index high bits, 2 per group
-    uint8_t scales[8];
-};
-struct BlockIq3_XXS {
-    static constexpr GgmlType type = GgmlType::iq3_xxs;
-    uint16_t d;
-    uint8_t qs[64];   // indices of 4-element grid entries (ggml: the first 64 bytes of qs[96])
-    uint8_t aux[32];  // per sub-block a u32 of signs and scale (ggml: the rest of qs)
-};
-struct BlockIq3_S {
-    static constexpr GgmlType type = GgmlType::iq3_s;
-    uint16_t d;
-    uint8_t qs[64];  // grid index low bytes
-    uint8_t qh[8];   // grid index high bits, 1 per entry
-    uint8_t signs[32];
-    uint8_t scales[4];  // two 4-bit scales per byte
-};
-struct BlockIq1_S {
-    static constexpr GgmlType type = GgmlType::iq1_s;
-    uint16_t d;
-    uint8_t qs[32];  // grid index low bytes
-    uint16_t qh[8];  // per sub-block: index high bits, scale, shift sign
-};
-struct BlockIq1_M {
-    static constexpr GgmlType type = GgmlType::iq1_m;
-    uint8_t qs[32];     // grid index low bytes
-    uint8_t qh[16];     // per group: 3 index high bits, shift sign
-    uint8_t scales[8];  // 4 u16: 3-bit scales, and d in their top nibbles
-};
-struct BlockIq4_NL {
-    static constexpr GgmlType type = GgmlType::iq4_nl;
-    uint16_t d;
-    uint8_t qs[16];  // 4-bit codes
-};
-struct BlockIq4_XS {
-    static constexpr GgmlType type = GgmlType::iq4_xs;
-    uint16_t d;
-    uint16_t scales_h;    // 2-bit scale high parts
-    uint8_t scales_l[4];  // 4-bit scale low parts
-    uint8_t qs[128];      // 4-bit codes
-};
-GGUFTOOL_CHECK_BLOCK(BlockIq2_XXS, sizeof(BlockIq2_XXS::qs) * 4);
-GGUFTOOL_CHECK_BLOCK(BlockIq2_XS, sizeof(BlockIq2_XS::scales) * 32);
-GGUFTOOL_CHECK_BLOCK(BlockIq2_S, sizeof(BlockIq2_S::scales) * 32);
-GGUFTOOL_CHECK_BLOCK(BlockIq3_XXS, sizeof(BlockIq3_XXS::qs) * 4);
-GGUFTOOL_CHECK_BLOCK(BlockIq3_S, sizeof(BlockIq3_S::signs) * 8);
-GGUFTOOL_CHECK_BLOCK(BlockIq1_S, sizeof(BlockIq1_S::qs) * 8);
-GGUFTOOL_CHECK_BLOCK(BlockIq1_M, sizeof(BlockIq1_M::qs) * 8);
-GGUFTOOL_CHECK_BLOCK(BlockIq4_NL, sizeof(BlockIq4_NL::qs) * 2);
-GGUFTOOL_CHECK_BLOCK(BlockIq4_XS, sizeof(BlockIq4_XS::qs) * 2);
 
 // kSignRows[s][j] = bit j of s ? -0.0f : +0.0f: XOR masks flipping the signs chosen by byte s.
 struct SignRows {

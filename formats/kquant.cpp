@@ -13,64 +13,11 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "blocks.hpp"
 #include "common.hpp"
 #include "dispatch.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
-
-#ifndef GGUFTOOL_FORMATS_KQUANT_ONCE
-#define GGUFTOOL_FORMATS_KQUANT_ONCE
-namespace gguftool::formats {
-
-// The block layouts (ggml's block_q2_K ... block_q8_K); d and dmin are f16 except in q8_K.
-struct BlockQ2_K {
-    static constexpr GgmlType type = GgmlType::q2_k;
-    uint8_t scales[16];  // 4-bit scale and min per 16 elements
-    uint8_t qs[64];      // 2-bit codes
-    uint16_t d, dmin;
-};
-struct BlockQ3_K {
-    static constexpr GgmlType type = GgmlType::q3_k;
-    uint8_t hmask[32];   // bit 2 of each code
-    uint8_t qs[64];      // low 2 bits of each code
-    uint8_t scales[12];  // 16 six-bit scales
-    uint16_t d;
-};
-struct BlockQ4_K {
-    static constexpr GgmlType type = GgmlType::q4_k;
-    uint16_t d, dmin;
-    uint8_t scales[12];  // 8 six-bit scales and 8 six-bit mins
-    uint8_t qs[128];     // nibbles
-};
-struct BlockQ5_K {
-    static constexpr GgmlType type = GgmlType::q5_k;
-    uint16_t d, dmin;
-    uint8_t scales[12];
-    uint8_t qh[32];  // bit 4 of each code
-    uint8_t qs[128];
-};
-struct BlockQ6_K {
-    static constexpr GgmlType type = GgmlType::q6_k;
-    uint8_t ql[128];    // low 4 bits of each code
-    uint8_t qh[64];     // high 2 bits
-    int8_t scales[16];  // per 16 elements
-    uint16_t d;
-};
-struct BlockQ8_K {
-    static constexpr GgmlType type = GgmlType::q8_k;
-    float d;
-    int8_t qs[256];
-    int16_t bsums[16];  // sums of 16 codes each, not needed to decode
-};
-GGUFTOOL_CHECK_BLOCK(BlockQ2_K, sizeof(BlockQ2_K::qs) * 4);
-GGUFTOOL_CHECK_BLOCK(BlockQ3_K, sizeof(BlockQ3_K::hmask) * 8);
-GGUFTOOL_CHECK_BLOCK(BlockQ4_K, sizeof(BlockQ4_K::qs) * 2);
-GGUFTOOL_CHECK_BLOCK(BlockQ5_K, sizeof(BlockQ5_K::qh) * 8);
-GGUFTOOL_CHECK_BLOCK(BlockQ6_K, sizeof(BlockQ6_K::ql) * 2);
-GGUFTOOL_CHECK_BLOCK(BlockQ8_K, sizeof(BlockQ8_K::qs));
-
-}  // namespace gguftool::formats
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {

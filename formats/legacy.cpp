@@ -11,57 +11,11 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "blocks.hpp"
 #include "common.hpp"
 #include "dispatch.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
-
-#ifndef GGUFTOOL_FORMATS_LEGACY_ONCE
-#define GGUFTOOL_FORMATS_LEGACY_ONCE
-namespace gguftool::formats {
-
-// The block layouts (ggml's block_q4_0 ... block_q8_1); d, m, s are f16.
-struct BlockQ4_0 {
-    static constexpr GgmlType type = GgmlType::q4_0;
-    uint16_t d;
-    uint8_t qs[16];  // nibbles
-};
-struct BlockQ4_1 {
-    static constexpr GgmlType type = GgmlType::q4_1;
-    uint16_t d, m;
-    uint8_t qs[16];
-};
-struct BlockQ5_0 {
-    static constexpr GgmlType type = GgmlType::q5_0;
-    uint16_t d;
-    uint8_t qh[4];  // fifth bits
-    uint8_t qs[16];
-};
-struct BlockQ5_1 {
-    static constexpr GgmlType type = GgmlType::q5_1;
-    uint16_t d, m;
-    uint8_t qh[4];
-    uint8_t qs[16];
-};
-struct BlockQ8_0 {
-    static constexpr GgmlType type = GgmlType::q8_0;
-    uint16_t d;
-    int8_t qs[32];
-};
-struct BlockQ8_1 {
-    static constexpr GgmlType type = GgmlType::q8_1;
-    uint16_t d, s;  // s = d * sum(qs), not needed to decode
-    int8_t qs[32];
-};
-GGUFTOOL_CHECK_BLOCK(BlockQ4_0, sizeof(BlockQ4_0::qs) * 2);
-GGUFTOOL_CHECK_BLOCK(BlockQ4_1, sizeof(BlockQ4_1::qs) * 2);
-GGUFTOOL_CHECK_BLOCK(BlockQ5_0, sizeof(BlockQ5_0::qh) * 8);
-GGUFTOOL_CHECK_BLOCK(BlockQ5_1, sizeof(BlockQ5_1::qh) * 8);
-GGUFTOOL_CHECK_BLOCK(BlockQ8_0, sizeof(BlockQ8_0::qs));
-GGUFTOOL_CHECK_BLOCK(BlockQ8_1, sizeof(BlockQ8_1::qs));
-
-}  // namespace gguftool::formats
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {

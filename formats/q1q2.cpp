@@ -9,31 +9,11 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "blocks.hpp"
 #include "common.hpp"
 #include "dispatch.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
-
-#ifndef GGUFTOOL_FORMATS_Q1Q2_ONCE
-#define GGUFTOOL_FORMATS_Q1Q2_ONCE
-namespace gguftool::formats {
-
-// The block layouts (ggml's block_q1_0, block_q2_0); d is f16.
-struct BlockQ1_0 {
-    static constexpr GgmlType type = GgmlType::q1_0;
-    uint16_t d;
-    uint8_t qs[16];  // one bit per element
-};
-struct BlockQ2_0 {
-    static constexpr GgmlType type = GgmlType::q2_0;
-    uint16_t d;
-    uint8_t qs[16];  // 2-bit codes
-};
-GGUFTOOL_CHECK_BLOCK(BlockQ1_0, sizeof(BlockQ1_0::qs) * 8);
-GGUFTOOL_CHECK_BLOCK(BlockQ2_0, sizeof(BlockQ2_0::qs) * 4);
-
-}  // namespace gguftool::formats
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {

@@ -9,32 +9,11 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "blocks.hpp"
 #include "common.hpp"
 #include "dispatch.hpp"
 #include "formats.hpp"
 #include "simd-inl.h"
-
-#ifndef GGUFTOOL_FORMATS_TERNARY_ONCE
-#define GGUFTOOL_FORMATS_TERNARY_ONCE
-namespace gguftool::formats {
-
-// The block layouts (ggml's block_tq1_0, block_tq2_0); d is f16.
-struct BlockTq1_0 {
-    static constexpr GgmlType type = GgmlType::tq1_0;
-    uint8_t qs[48];  // 5 base-3 digits per byte
-    uint8_t qh[4];   // 4 base-3 digits per byte
-    uint16_t d;
-};
-struct BlockTq2_0 {
-    static constexpr GgmlType type = GgmlType::tq2_0;
-    uint8_t qs[64];  // 2-bit codes
-    uint16_t d;
-};
-GGUFTOOL_CHECK_BLOCK(BlockTq1_0, sizeof(BlockTq1_0::qs) * 5 + sizeof(BlockTq1_0::qh) * 4);
-GGUFTOOL_CHECK_BLOCK(BlockTq2_0, sizeof(BlockTq2_0::qs) * 4);
-
-}  // namespace gguftool::formats
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {

@@ -1,0 +1,52 @@
+// Lowering: rewrites the opset-29 operators DequantizePacked and Unpack into subgraphs of standard
+// ONNX operators of an older opset (17 to 26), so that released runtimes (onnxruntime) run the
+// models. Exact: FLOAT results are bit-identical to the operators' (llama.cpp's decoders), every
+// other output type is one Cast of the FLOAT result.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace gguftool::lower {
+
+inline constexpr int kMinOpset = 17;      // below 17 onnxruntime's Reshape/Slice/Range forms differ
+inline constexpr int kMaxOpset = 26;      // the newest opset onnxruntime 1.30 runs
+inline constexpr int kDefaultOpset = 21;  // widely supported; has BitwiseAnd (18)
+
+struct Options {
+    int opset = kDefaultOpset;
+};
+
+struct Report {
+    size_t dequantize_packed = 0;            // nodes lowered
+    size_t unpack = 0;                       // nodes lowered
+    size_t nodes_added = 0;                  // standard-operator nodes written in their place
+    size_t table_bytes = 0;                  // bytes of the shared lookup-table initializers added
+    std::map<std::string, size_t> op_count;  // added nodes per operator type
+};
+
+// Lowers every DequantizePacked-29 and Unpack-29 node of the model's main graph in place and sets
+// its default-domain opset import to `options.opset`. Every other node, the graph's inputs, outputs,
+// initializers (external data references included) and metadata are kept. Lookup tables and
+// constants are initializers shared by all lowered nodes. Throws gguftool::Error naming the node
+// for what cannot be lowered (bad attributes, an Unpack input of unknown rank, an operator whose
+// meaning at the target opset is not known).
+Report lower_model(onnx::ModelProto &model, const Options &options);
+
+// Ranks of values the graph does not declare (payload initializers an exporter adds later).
+using RankMap = std::map<std::string, size_t>;
+
+// As lower_model, on a graph being built: `opset` is the target, `known_ranks` adds ranks.
+Report lower_graph(onnx::GraphProto &graph, int opset, const RankMap &known_ranks = {});
+
+// The Unpack-29 function body (the schema's context-dependent function): the lowering at opset
+// 17, with its constants as Constant nodes. Returns false when the attributes are invalid or the
+// rank of X is needed (a non-negative axis) and unknown (rank < 0).
+bool unpack_function_body(const onnx::NodeProto &node, int32_t x_elem_type, int64_t x_rank,
+                          onnx::FunctionProto &function);
+
+}  // namespace gguftool::lower

@@ -1,0 +1,79 @@
+// Internal to lib/lower: how each of the 27 formats is lowered, and the field decoders they share.
+//
+// A format's lowering takes `blocks`, the tensor's bytes as a [nb, bytes per block] UINT8 matrix
+// (nb may be 0 and is not known to the lowering: shapes use -1 for it), and returns FLOAT values in
+// element order, nb * elements-per-block of them in any shape (the caller reshapes). It computes
+// exactly what formats/SPEC.md says, with the same FLOAT operations in the same order: one ONNX
+// Mul/Add/Sub per rounding, never reassociated; integer work in integer types.
+//
+// Field offsets come from the block structs (formats/blocks.hpp, offsetof), tables from the
+// decoders' own (formats/codebooks, formats/e2m1_table.hpp, formats/common.hpp): no layout or table
+// is written a second time here.
+#pragma once
+
+#include <cstddef>
+
+#include "builder.hpp"
+#include "gguftool/types.hpp"
+
+namespace gguftool::lower::detail {
+
+using FormatLowering = Value (*)(Builder &b, const Value &blocks);
+
+// The lowering of a quantized type (never null for the 27 formats).
+FormatLowering format_lowering(GgmlType type);
+
+// Family lowerings (lower_<family>.cpp), named as the types.
+Value lower_q4_0(Builder &, const Value &);
+Value lower_q4_1(Builder &, const Value &);
+Value lower_q5_0(Builder &, const Value &);
+Value lower_q5_1(Builder &, const Value &);
+Value lower_q8_0(Builder &, const Value &);
+Value lower_q8_1(Builder &, const Value &);
+Value lower_q1_0(Builder &, const Value &);
+Value lower_q2_0(Builder &, const Value &);
+Value lower_mxfp4(Builder &, const Value &);
+Value lower_nvfp4(Builder &, const Value &);
+Value lower_tq1_0(Builder &, const Value &);
+Value lower_tq2_0(Builder &, const Value &);
+Value lower_q2_k(Builder &, const Value &);
+Value lower_q3_k(Builder &, const Value &);
+Value lower_q4_k(Builder &, const Value &);
+Value lower_q5_k(Builder &, const Value &);
+Value lower_q6_k(Builder &, const Value &);
+Value lower_q8_k(Builder &, const Value &);
+Value lower_iq2_xxs(Builder &, const Value &);
+Value lower_iq2_xs(Builder &, const Value &);
+Value lower_iq2_s(Builder &, const Value &);
+Value lower_iq3_xxs(Builder &, const Value &);
+Value lower_iq3_s(Builder &, const Value &);
+Value lower_iq1_s(Builder &, const Value &);
+Value lower_iq1_m(Builder &, const Value &);
+Value lower_iq4_nl(Builder &, const Value &);
+Value lower_iq4_xs(Builder &, const Value &);
+
+// --- Field decoders (fields.cpp) -------------------------------------------------------------
+
+// The little-endian f16 at byte `offset` of every block, as FLOAT [nb, 1], exact (NaN payloads
+// kept): a lookup in the shared 65536-entry table below opset 26, BitCast from 26.
+Value f16_field(Builder &b, const Value &blocks, size_t offset);
+// f16 values from 16-bit codes already formed as INT32 (any shape): the same conversion.
+Value f16_from_int32(Builder &b, const Value &bits);
+// The little-endian FLOAT (binary32) at byte `offset` of every block, as [nb, 1], exact.
+Value f32_field(Builder &b, const Value &blocks, size_t offset);
+// Little-endian unsigned 16- and 32-bit words: `count` consecutive ones from byte `offset` of
+// every block, as INT32 (16-bit) or INT64 (32-bit) [nb, count], exact.
+Value u16_words(Builder &b, const Value &blocks, size_t offset, size_t count);
+Value u32_words(Builder &b, const Value &blocks, size_t offset, size_t count);
+// e8m0_half(e) and ue4m3_half(x) (formats/SPEC.md) of UINT8 codes of any shape, as FLOAT.
+Value e8m0_half(Builder &b, const Value &codes);
+Value ue4m3_half(Builder &b, const Value &codes);
+// INT32 of a UINT8 (or any integer) tensor: the index type Gather takes.
+inline Value as_index(Builder &b, const Value &x) {
+    return b.cast(x, DataType::int32);
+}
+// A FLOAT lookup table of the model, shared by name: values[i] for index i.
+Value float_table(Builder &b, const std::string &name, const std::vector<int64_t> &dims,
+                  const std::vector<float> &values);
+
+}  // namespace gguftool::lower::detail
