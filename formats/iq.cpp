@@ -12,12 +12,12 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "blocks.hpp"
 #include "codebooks/iq1_grid.hpp"
 #include "codebooks/iq2_grids.hpp"
 #include "codebooks/iq3_grids.hpp"
 #include "codebooks/iq4_values.hpp"
 #include "codebooks/iq_signs.hpp"
-#include "blocks.hpp"
 #include "common.hpp"
 #include "dispatch.hpp"
 #include "formats.hpp"

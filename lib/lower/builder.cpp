@@ -26,21 +26,33 @@ std::string raw(const T &v) {
 std::string element_bytes(DataType dtype, double v) {
     auto exact = [&](auto x) {
         if (double(x) != v && !(std::isnan(v) && std::isnan(double(x))))
-            throw Error(fmt::format("internal: constant {} is not exact in {}", v, dtype_name(dtype)));
+            throw Error(
+                fmt::format("internal: constant {} is not exact in {}", v, dtype_name(dtype)));
         return raw(x);
     };
     switch (dtype) {
-    case DataType::float32: return exact(float(v));
-    case DataType::float64: return exact(v);
-    case DataType::int8: return exact(int8_t(v));
-    case DataType::uint8: return exact(uint8_t(v));
-    case DataType::int16: return exact(int16_t(v));
-    case DataType::uint16: return exact(uint16_t(v));
-    case DataType::int32: return exact(int32_t(v));
-    case DataType::uint32: return exact(uint32_t(v));
-    case DataType::int64: return exact(int64_t(v));
-    case DataType::uint64: return exact(uint64_t(v));
-    default: throw Error(fmt::format("internal: no scalar constants of {}", dtype_name(dtype)));
+        case DataType::float32:
+            return exact(float(v));
+        case DataType::float64:
+            return exact(v);
+        case DataType::int8:
+            return exact(int8_t(v));
+        case DataType::uint8:
+            return exact(uint8_t(v));
+        case DataType::int16:
+            return exact(int16_t(v));
+        case DataType::uint16:
+            return exact(uint16_t(v));
+        case DataType::int32:
+            return exact(int32_t(v));
+        case DataType::uint32:
+            return exact(uint32_t(v));
+        case DataType::int64:
+            return exact(int64_t(v));
+        case DataType::uint64:
+            return exact(uint64_t(v));
+        default:
+            throw Error(fmt::format("internal: no scalar constants of {}", dtype_name(dtype)));
     }
 }
 
@@ -75,9 +87,10 @@ Value GraphSink::constant(onnx::TensorProto t) {
     const std::string name = t.name();
     if (constants_.count(name)) return name;
     if (names_.count(name))
-        throw Error(fmt::format("the graph already has a value named '{}', which the lowering "
-                                "needs for its constant",
-                                name));
+        throw Error(
+            fmt::format("the graph already has a value named '{}', which the lowering "
+                        "needs for its constant",
+                        name));
     constants_.insert(name);
     names_.insert(name);
     *graph_.add_initializer() = std::move(t);

@@ -23,8 +23,8 @@ std::string float_bytes(const std::vector<float> &v) {
 // `dtype` (INT32 for 16 bits, INT64 for 32): sum of byte k times 256^k, exact.
 Value words(Builder &b, const Value &blocks, size_t offset, size_t count, size_t width,
             DataType dtype) {
-    const Value raw = b.reshape(b.bytes(blocks, offset, count * width),
-                                {-1, int64_t(count), int64_t(width)});
+    const Value raw =
+        b.reshape(b.bytes(blocks, offset, count * width), {-1, int64_t(count), int64_t(width)});
     Value sum;
     for (size_t k = 0; k < width; ++k) {
         Value byte = b.cast(b.slice(raw, 2, int64_t(k), int64_t(k + 1)), dtype);
@@ -97,10 +97,9 @@ Value f32_field(Builder &b, const Value &blocks, size_t offset) {
         return v;
     }());
     const Value sign = float_table(b, "f32_sign", {2}, {1.0f, -1.0f});
-    const Value magnitude = b.mul(b.add(b.cast(m, DataType::float32), b.gather(implicit, e)),
-                                  b.gather(scale, e));
-    const Value nan_key =
-        b.add(b.mul(e, b.scalar(i64, 2)), b.op("Min", {m, b.scalar(i64, 1)}));
+    const Value magnitude =
+        b.mul(b.add(b.cast(m, DataType::float32), b.gather(implicit, e)), b.gather(scale, e));
+    const Value nan_key = b.add(b.mul(e, b.scalar(i64, 2)), b.op("Min", {m, b.scalar(i64, 1)}));
     return b.mul(b.add(magnitude, b.gather(nan, nan_key)), b.gather(sign, s));
 }
 
@@ -114,9 +113,9 @@ Value e8m0_half(Builder &b, const Value &codes) {
 }
 
 Value ue4m3_half(Builder &b, const Value &codes) {
-    const Value table = float_table(
-        b, "ue4m3_half", {256},
-        std::vector<float>(formats::kUe4m3Half.begin(), formats::kUe4m3Half.end()));
+    const Value table =
+        float_table(b, "ue4m3_half", {256},
+                    std::vector<float>(formats::kUe4m3Half.begin(), formats::kUe4m3Half.end()));
     return b.gather(table, as_index(b, codes));
 }
 

@@ -13,8 +13,8 @@ using formats::BlockQ4_0;
 Value lower_q4_0(Builder &b, const Value &blocks) {
     const Value d = f16_field(b, blocks, offsetof(BlockQ4_0, d));
     const Value qs = b.bytes(blocks, offsetof(BlockQ4_0, qs), sizeof(BlockQ4_0::qs));
-    const Value codes = b.concat(
-        {b.low_bits(qs, DataType::uint8, 4), b.shift_right(qs, DataType::uint8, 4)}, 1);
+    const Value codes =
+        b.concat({b.low_bits(qs, DataType::uint8, 4), b.shift_right(qs, DataType::uint8, 4)}, 1);
     const Value q = b.sub(b.cast(codes, DataType::float32), b.scalar(DataType::float32, 8));
     return b.mul(q, d);
 }

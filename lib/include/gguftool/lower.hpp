@@ -30,18 +30,25 @@ struct Report {
 };
 
 // Lowers every DequantizePacked-29 and Unpack-29 node of the model's main graph in place and sets
-// its default-domain opset import to `options.opset`. Every other node, the graph's inputs, outputs,
-// initializers (external data references included) and metadata are kept. Lookup tables and
-// constants are initializers shared by all lowered nodes. Throws gguftool::Error naming the node
-// for what cannot be lowered (bad attributes, an Unpack input of unknown rank, an operator whose
-// meaning at the target opset is not known).
+// its default-domain opset import to `options.opset`. Every other node, the graph's inputs,
+// outputs, initializers (external data references included) and metadata are kept. Lookup tables
+// and constants are initializers shared by all lowered nodes. Throws gguftool::Error naming the
+// node for what cannot be lowered (bad attributes, an Unpack input of unknown rank, an operator
+// whose meaning at the target opset is not known).
 Report lower_model(onnx::ModelProto &model, const Options &options);
 
-// Ranks of values the graph does not declare (payload initializers an exporter adds later).
-using RankMap = std::map<std::string, size_t>;
+// The element type (TensorProto numbering) and rank of a value the graph does not declare, such as
+// a payload initializer an exporter adds later. Unpack's lowering needs X's.
+struct ValueType {
+    int32_t elem_type = 0;
+    int64_t rank = -1;  // -1: unknown
+};
+using ValueTypes = std::map<std::string, ValueType>;
 
-// As lower_model, on a graph being built: `opset` is the target, `known_ranks` adds ranks.
-Report lower_graph(onnx::GraphProto &graph, int opset, const RankMap &known_ranks = {});
+// As lower_model, on a graph being built whose default-domain opset is `from_opset`: lowers to
+// `opset`; `known` adds value types. The caller sets the model's opset import.
+Report lower_graph(onnx::GraphProto &graph, int64_t from_opset, int opset,
+                   const ValueTypes &known = {});
 
 // The Unpack-29 function body (the schema's context-dependent function): the lowering at opset
 // 17, with its constants as Constant nodes. Returns false when the attributes are invalid or the

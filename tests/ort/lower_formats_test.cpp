@@ -1,0 +1,237 @@
+// The lowering of DequantizePacked, every format x output type x a range of target opsets, run in
+// onnxruntime and compared with llama.cpp's dequantize_row_* bit for bit (any NaN equals any NaN).
+// Per format the model decodes three tensors: llama.cpp-quantized values (imatrix where the type
+// requires one), random bytes (NaN, Inf and subnormal scales, every code), and an empty tensor.
+// bfloat16 outputs go through one Cast to FLOAT in the test model, since onnxruntime-node cannot
+// hand bfloat16 tensors back; the widening is exact.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "../support/ggml_data.hpp"
+#include "gguftool/lower.hpp"
+#include "gguftool/opset29.hpp"
+#include "gguftool/reference.hpp"
+#include "gguftool/runtime/tensor_io.hpp"
+#include "ort_support.hpp"
+
+namespace gguftool::orttest {
+namespace {
+
+constexpr int64_t kRows = 2, kRowElements = 1024;
+
+struct Case {
+    std::string name;  // output name
+    GgmlType type;
+    std::vector<int64_t> shape;  // ONNX order
+    std::vector<uint8_t> bytes;
+    std::vector<float> want;  // llama.cpp's decode
+};
+
+std::vector<float> llama_decode(GgmlType type, const std::vector<uint8_t> &bytes, size_t n) {
+    const reference::Ggml &g = *reference::ggml();
+    std::vector<float> out(n);
+    if (n) g.dequantize_row[uint32_t(type)](bytes.data(), out.data(), int64_t(n));
+    return out;
+}
+
+// ggml has no q8_1 decoder; its definition is q8_0's values with `s` dropped (formats/SPEC.md).
+std::vector<float> reference_decode(GgmlType type, const std::vector<uint8_t> &bytes, size_t n) {
+    if (type != GgmlType::q8_1) return llama_decode(type, bytes, n);
+    std::vector<uint8_t> q8_0;
+    for (size_t k = 0; k < bytes.size(); k += 36) {
+        q8_0.insert(q8_0.end(), bytes.begin() + k, bytes.begin() + k + 2);
+        q8_0.insert(q8_0.end(), bytes.begin() + k + 4, bytes.begin() + k + 36);
+    }
+    return llama_decode(GgmlType::q8_0, q8_0, n);
+}
+
+const std::vector<Case> &cases() {
+    static const std::vector<Case> all = [] {
+        std::vector<Case> out;
+        const reference::Ggml &g = *reference::ggml();
+        const size_t n = size_t(kRows * kRowElements);
+        for (GgmlType t : testdata::quantized_types()) {
+            const std::string name = type_name(t);
+            const std::vector<float> values =
+                testdata::make_values(testdata::Distribution::normal, n, 7);
+            testdata::Quantized q = testdata::quantize_with_llama(
+                g, t, values, size_t(kRowElements), testdata::make_imatrix(kRowElements, 3));
+            if (!q.bytes.empty())
+                out.push_back({name + "_llama",
+                               t,
+                               {kRows, kRowElements},
+                               q.bytes,
+                               reference_decode(t, q.bytes, n)});
+            std::vector<uint8_t> random =
+                testdata::random_bytes(*row_bytes(t, n), 11 + uint32_t(t));
+            out.push_back({name + "_random",
+                           t,
+                           {kRows, kRowElements},
+                           random,
+                           reference_decode(t, random, n)});
+            out.push_back({name + "_empty", t, {0, int64_t(traits(t).block_size)}, {}, {}});
+        }
+        return out;
+    }();
+    return all;
+}
+
+// A model of one DequantizePacked node per case (x an initializer), at opset 29.
+onnx::ModelProto packed_model(DataType dtype, const std::vector<const Case *> &chosen) {
+    onnx::ModelProto m;
+    m.set_ir_version(10);
+    auto *o = m.add_opset_import();
+    o->set_domain("");
+    o->set_version(29);
+    onnx::GraphProto &g = *m.mutable_graph();
+    g.set_name("formats");
+    for (const Case *cp : chosen) {
+        const Case &c = *cp;
+        onnx::TensorProto &x = *g.add_initializer();
+        x.set_name(c.name + "_x");
+        x.set_data_type(onnx_number(DataType::uint8));
+        x.add_dims(int64_t(c.bytes.size()));
+        x.set_raw_data(std::string(c.bytes.begin(), c.bytes.end()));
+        onnx::NodeProto &n = *g.add_node();
+        n.set_op_type("DequantizePacked");
+        n.set_name(c.name);
+        n.add_input(c.name + "_x");
+        n.add_output(c.name);
+        auto *f = n.add_attribute();
+        f->set_name("format");
+        f->set_type(onnx::AttributeProto::STRING);
+        f->set_s(opset29::format_name(c.type));
+        auto *s = n.add_attribute();
+        s->set_name("shape");
+        s->set_type(onnx::AttributeProto::INTS);
+        for (int64_t d : c.shape) s->add_ints(d);
+        auto *dt = n.add_attribute();
+        dt->set_name("output_dtype");
+        dt->set_type(onnx::AttributeProto::INT);
+        dt->set_i(onnx_number(dtype));
+        std::string out = c.name;
+        DataType out_type = dtype;
+        if (dtype == DataType::bfloat16) {  // widened exactly, for onnxruntime-node
+            onnx::NodeProto &cast = *g.add_node();
+            cast.set_op_type("Cast");
+            cast.add_input(c.name);
+            cast.add_output(out = c.name + "_as_float");
+            auto *to = cast.add_attribute();
+            to->set_name("to");
+            to->set_type(onnx::AttributeProto::INT);
+            to->set_i(onnx_number(out_type = DataType::float32));
+        }
+        onnx::ValueInfoProto &v = *g.add_output();
+        v.set_name(out);
+        auto *tt = v.mutable_type()->mutable_tensor_type();
+        tt->set_elem_type(onnx_number(out_type));
+        for (int64_t d : c.shape) tt->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+    return m;
+}
+
+// The value llama.cpp's float f becomes in `dtype`, as the bytes the output holds (bfloat16:
+// rounded once, then widened to float by the test model's Cast).
+std::vector<uint8_t> expected_bytes(float f, DataType dtype) {
+    std::vector<uint8_t> out;
+    if (dtype == DataType::bfloat16) {
+        const uint32_t bits = uint32_t(testref::bfloat16_reference().from_float(f)) << 16;
+        float w;
+        std::memcpy(&w, &bits, 4);
+        append_expected(out, w, DataType::float32);
+    } else {
+        append_expected(out, f, dtype);
+    }
+    return out;
+}
+
+bool is_nan(const uint8_t *p, DataType dtype) {
+    if (dtype == DataType::float16) {
+        const uint16_t h = uint16_t(p[0] | p[1] << 8);
+        return (h & 0x7C00) == 0x7C00 && (h & 0x3FF);
+    }
+    if (dtype == DataType::float64) {
+        double d;
+        std::memcpy(&d, p, 8);
+        return std::isnan(d);
+    }
+    float f;
+    std::memcpy(&f, p, 4);
+    return std::isnan(f);
+}
+
+struct Param {
+    int opset;
+    DataType dtype;
+};
+
+class LowerFormatsOrt : public testing::TestWithParam<Param> {};
+
+TEST_P(LowerFormatsOrt, EveryFormatMatchesLlamaBitForBit) {
+    SKIP_WITHOUT_ORT();
+    ASSERT_NE(reference::ggml(), nullptr) << "libggml-base.so is needed";
+    const auto [opset, dtype] = GetParam();
+    // Cases whose format lowers (each failure is reported, the rest still run).
+    std::vector<const Case *> chosen;
+    for (const Case &c : cases()) {
+        onnx::ModelProto one = packed_model(dtype, {&c});
+        try {
+            lower::lower_model(one, {opset});
+            chosen.push_back(&c);
+        } catch (const Error &e) {
+            ADD_FAILURE() << c.name << ": " << e.what();
+        }
+    }
+    onnx::ModelProto model = packed_model(dtype, chosen);
+    const lower::Report report = lower::lower_model(model, {opset});
+    EXPECT_EQ(report.dequantize_packed, chosen.size());
+    TempDir dir;
+    const std::string path = dir.file("lowered.onnx");
+    {
+        std::ofstream f(path, std::ios::binary);
+        ASSERT_TRUE(model.SerializeToOstream(&f));
+    }
+    const RunResult r = run_ort(path, dir.file("out"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const DataType got_type = dtype == DataType::bfloat16 ? DataType::float32 : dtype;
+    const size_t width = dtype_size(got_type);
+    for (const Case *cp : chosen) {
+        const Case &c = *cp;
+        SCOPED_TRACE(c.name);
+        const std::string out = dtype == DataType::bfloat16 ? c.name + "_as_float" : c.name;
+        const runtime::Tensor got = runtime::read_npy(dir.file("out") + "/" + out + ".npy");
+        ASSERT_EQ(got.dtype(), got_type);
+        EXPECT_EQ(got.shape(), c.shape);
+        ASSERT_EQ(got.bytes().size(), c.want.size() * width);
+        size_t differing = 0, first = 0;
+        for (size_t i = 0; i < c.want.size(); ++i) {
+            const std::vector<uint8_t> want = expected_bytes(c.want[i], dtype);
+            const uint8_t *p = got.bytes().data() + i * width;
+            const bool same = std::memcmp(p, want.data(), width) == 0 ||
+                              (is_nan(p, got_type) && is_nan(want.data(), got_type));
+            if (!same && differing++ == 0) first = i;
+        }
+        EXPECT_EQ(differing, 0u) << "first differing element " << first << ": llama.cpp "
+                                 << c.want[first];
+    }
+}
+
+std::vector<Param> params() {
+    std::vector<Param> out;
+    for (int opset : {17, 18, 21, 26})
+        for (DataType t :
+             {DataType::float32, DataType::float16, DataType::bfloat16, DataType::float64})
+            out.push_back({opset, t});
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(OpsetsAndTypes, LowerFormatsOrt, testing::ValuesIn(params()),
+                         [](const auto &info) {
+                             return "opset" + std::to_string(info.param.opset) + "_" +
+                                    dtype_name(info.param.dtype);
+                         });
+
+}  // namespace
+}  // namespace gguftool::orttest
