@@ -18,6 +18,7 @@ Runner add_dump(CLI::App &app);
 Runner add_run(CLI::App &app);
 Runner add_to_onnx(CLI::App &app);
 Runner add_verify(CLI::App &app);
+Runner add_lower(CLI::App &app);
 
 // The subcommands whose code links ONNX and protobuf. `gguftool` lists them in --help but hands
 // them to `gguftool-onnx`, the same CLI with every subcommand (onnx_helper.cpp), so that `dump`
@@ -28,11 +29,14 @@ struct HelperCommand {
 };
 inline constexpr HelperCommand kRunCommand{"run",
                                            "Execute an ONNX model's graph, or run ONNX node tests"};
-inline constexpr HelperCommand kToOnnxCommand{"to-onnx",
-                                              "Convert a GGUF model to an ONNX model (opset 29)"};
+inline constexpr HelperCommand kToOnnxCommand{
+    "to-onnx", "Convert a GGUF model to an ONNX model (opset 29, or lowered)"};
 inline constexpr HelperCommand kVerifyCommand{
     "verify", "Compare gguftool's decoding of every tensor with llama.cpp's, bit for bit"};
-inline constexpr HelperCommand kHelperCommands[] = {kRunCommand, kToOnnxCommand, kVerifyCommand};
+inline constexpr HelperCommand kLowerCommand{
+    "lower", "Rewrite DequantizePacked and Unpack as standard operators (opset 17-26)"};
+inline constexpr HelperCommand kHelperCommands[] = {kRunCommand, kToOnnxCommand, kLowerCommand,
+                                                    kVerifyCommand};
 
 // The entry of kHelperCommands that the command line names, or nullptr. The first argument that is
 // not an option names the subcommand: gguftool's own options (--help, --version) take no value.

@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
 #if GGUFTOOL_ONNX_COMMANDS
     commands.push_back({kRunCommand.name, add_run(app)});
     commands.push_back({kToOnnxCommand.name, add_to_onnx(app)});
+    commands.push_back({kLowerCommand.name, add_lower(app)});
     commands.push_back({kVerifyCommand.name, add_verify(app)});
 #else
     // Listed by --help; never parsed here (helper_command).

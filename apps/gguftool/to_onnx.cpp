@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "gguftool/gguf.hpp"
+#include "gguftool/lower.hpp"
 #include "gguftool/onnx_export.hpp"
 #include "output.hpp"
 
@@ -24,6 +25,7 @@ struct Options {
     bool external_data = false;
     bool keep_plain_types = false;
     std::optional<uint64_t> max_array;
+    std::optional<int> opset;
     unsigned threads = 0;
     bool quiet = false;
 };
@@ -70,6 +72,7 @@ int run(const Options &opt) {
     o.keep_plain_types = opt.keep_plain_types;
     o.max_array = opt.max_array;
     o.threads = opt.threads;
+    o.opset = opt.opset;
     std::unique_ptr<ProgressBar> bar;
     if (!opt.quiet && ::isatty(STDERR_FILENO)) {
         bar = std::make_unique<ProgressBar>();
@@ -92,6 +95,12 @@ int run(const Options &opt) {
     if (r.packed) forms += fmt::format(", {} as DequantizePacked", r.packed);
     fmt::print("{}: {} {} ({} mode{}), {} of tensor data", r.model_path, r.tensors,
                plural(r.tensors, "tensor"), opt.mode, forms, human_bytes(double(r.tensor_bytes)));
+    if (opt.opset) {
+        fmt::print(", lowered to opset {} ({} {}", r.opset, r.lowered_nodes,
+                   plural(r.lowered_nodes, "node"));
+        if (r.table_bytes) fmt::print(", {} of lookup tables", human_bytes(double(r.table_bytes)));
+        fmt::print(")");
+    }
     if (!r.data_path.empty())
         fmt::print(" in {}", std::filesystem::path(r.data_path).filename().string());
     fmt::print("\n");
@@ -125,6 +134,11 @@ Runner add_to_onnx(CLI::App &app) {
                   "Put tensor data in OUTPUT.data even when the model is under 2 GB");
     cmd->add_option("--max-array", opt->max_array, "Keep at most N elements of each metadata array")
         ->type_name("N");
+    cmd->add_option("--opset", opt->opset,
+                    "Write opset N (17-26) instead of 29: DequantizePacked and Unpack lowered to "
+                    "standard operators, which onnxruntime runs")
+        ->type_name("N")
+        ->check(CLI::Range(lower::kMinOpset, lower::kMaxOpset));
     cmd->add_option("--threads", opt->threads,
                     "Decoding threads for --mode dequantized and plain conversions (0: all cores)")
         ->type_name("N");

@@ -56,6 +56,11 @@ Report lower_graph(onnx::GraphProto &graph, int64_t from_opset, int opset,
             }
             const std::string owner =
                 node.output_size() && !node.output(0).empty() ? node.output(0) : node.name();
+            const bool opset29_op =
+                node.op_type() == "DequantizePacked" || node.op_type() == "Unpack";
+            if (opset29_op && from_opset < 29)
+                throw Error(fmt::format("{} needs opset 29, but the model imports opset {}",
+                                        node.op_type(), from_opset));
             if (node.op_type() == "DequantizePacked") {
                 detail::Builder b(sink, opset, owner);
                 detail::lower_dequantize_packed(b, node);
@@ -87,22 +92,26 @@ Report lower_graph(onnx::GraphProto &graph, int64_t from_opset, int opset,
 }
 
 Report lower_model(onnx::ModelProto &model, const Options &options) {
+    if (options.opset < kMinOpset || options.opset > kMaxOpset)
+        throw Error(fmt::format("target opset {} is outside [{}, {}]", options.opset, kMinOpset,
+                                kMaxOpset));
     onnx::OperatorSetIdProto *import = nullptr;
     for (auto &o : *model.mutable_opset_import())
         if (default_domain(o.domain())) import = &o;
     const int64_t from = import ? import->version() : 1;
-    Report r = lower_graph(*model.mutable_graph(), from, options.opset);
+    // A model below the target opset has nothing to lower (the opset-29 operators need 29) and
+    // keeps its opset: raising it could change what its nodes mean.
+    const int target = int(std::min<int64_t>(from, options.opset));
+    Report r = lower_graph(*model.mutable_graph(), from, std::max(target, kMinOpset));
+    r.opset = from < options.opset ? int(from) : options.opset;
+    if (from < options.opset) return r;
     if (!import) {
         import = model.add_opset_import();
         import->set_domain("");
     }
     import->set_version(options.opset);
-    // The IR version opset `opset` needs at least (ONNX's table: opset 21 is IR 10, 23+ IR 11).
-    const int64_t ir = options.opset >= 23   ? 11
-                       : options.opset >= 21 ? 10
-                       : options.opset >= 19 ? 9
-                                             : 8;
-    if (model.ir_version() < ir) model.set_ir_version(ir);
+    // The IR version of the target opset: older runtimes refuse newer IR versions.
+    model.set_ir_version(ir_version(options.opset));
     return r;
 }
 

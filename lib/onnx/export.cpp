@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "gguftool/lower.hpp"
 #include "gguftool/onnx_export.hpp"
 #include "gguftool/onnx_schemas.hpp"
 #include "model_writer.hpp"
@@ -147,11 +148,23 @@ Result export_model(const gguf::Model &model, const std::string &output, const O
     GraphBuilder g(plan, tensors);
     for (const gguf::TensorInfo *t : tensors) emit(g, model, *t, opt);
     plan.graph.set_name(graph_name(model));
-    const int opset_version = model_opset(opt.mode, plan.graph);
+    int opset_version = model_opset(opt.mode, plan.graph);
     check_shapes(plan.graph, plan.payloads, opset_version);
+    lower::Report lowered;
+    if (opt.opset) {
+        lower::ValueTypes types;
+        for (const Payload &p : plan.payloads)
+            types[p.name] = {onnx_number(p.data_type), int64_t(p.dims.size())};
+        if (opt.mode != Mode::dequantized)
+            lowered = lower::lower_graph(plan.graph, opset_version, *opt.opset, types);
+        else if (*opt.opset < opset_version)
+            throw Error(fmt::format("--mode dequantized needs opset {} or higher for its types",
+                                    opset_version));
+        opset_version = *opt.opset;
+    }
 
     onnx::ModelProto m;
-    m.set_ir_version(onnx::IR_VERSION);
+    m.set_ir_version(opt.opset ? lower::ir_version(*opt.opset) : onnx::IR_VERSION);
     m.set_producer_name("gguftool");
     m.set_doc_string(fmt::format("{} converted by gguftool to-onnx --mode {}",
                                  std::filesystem::path(model.first().path()).filename().string(),
@@ -167,6 +180,9 @@ Result export_model(const gguf::Model &model, const std::string &output, const O
     r.tensors = tensors.size();
     r.unpacked = plan.unpacked;
     r.packed = plan.packed;
+    r.opset = opset_version;
+    r.lowered_nodes = lowered.nodes_added;
+    r.table_bytes = lowered.table_bytes;
     for (const Payload &p : plan.payloads) r.tensor_bytes += p.bytes;
 
     std::optional<InlineLayout> layout;

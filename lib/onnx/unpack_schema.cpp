@@ -3,6 +3,7 @@
 #include <onnx/defs/shape_inference.h>
 #include <onnx/defs/tensor_proto_util.h>
 
+#include "gguftool/lower.hpp"
 #include "gguftool/onnx_schemas.hpp"
 #include "schemas.hpp"
 
@@ -74,6 +75,20 @@ void infer(onnx::InferenceContext &ctx) {
     }
 }
 
+// The spec marks Unpack `function: True`: its body is gguftool's lowering at opset 17 (lib/lower),
+// which depends on the attributes and on X's type and rank.
+bool function_body(const onnx::FunctionBodyBuildContext &ctx, const onnx::OpSchema &,
+                   onnx::FunctionProto &function) {
+    const onnx::TypeProto *x = ctx.getInputType(0);
+    if (!x || !x->has_tensor_type()) return false;
+    onnx::NodeProto node;
+    for (const char *name : {"axis", "bits", "radix", "group_size"})
+        if (const onnx::AttributeProto *a = ctx.getAttribute(name)) *node.add_attribute() = *a;
+    const auto &t = x->tensor_type();
+    return lower::unpack_function_body(node, t.elem_type(),
+                                       t.has_shape() ? t.shape().dim_size() : -1, function);
+}
+
 }  // namespace
 
 onnx::OpSchema unpack_schema() {
@@ -109,6 +124,7 @@ onnx::OpSchema unpack_schema() {
         .TypeConstraint("TStorage", {"tensor(uint32)", "tensor(uint8)"},
                         "Unsigned storage word tensors.")
         .TypeAndShapeInferenceFunction(infer)
+        .SetContextDependentFunctionBodyBuilder(function_body)
         .SetLocation(__FILE__, __LINE__);
     return s;
 }

@@ -18,26 +18,31 @@
 namespace gguftool::orttest {
 namespace {
 
-// An --output-dtype, the type it gives, and onnxruntime's name of that type.
+// An --output-dtype, the type it gives, and onnxruntime's name of that type; the mode and the
+// --opset (0: none) of the conversion.
 struct OutputType {
     const char *flag;
     DataType dtype;
     const char *ort_name;
+    const char *mode = "dequantized";
+    int opset = 0;
 };
 
 void PrintTo(const OutputType &t, std::ostream *os) {
-    *os << t.flag;
+    *os << t.mode << "_" << t.opset << "_" << t.flag;
 }
 
-class OrtDequantized : public testing::TestWithParam<OutputType> {};
+class OrtSample : public testing::TestWithParam<OutputType> {};
 
-TEST_P(OrtDequantized, SampleRunsAndMatchesLlamaBitForBit) {
+TEST_P(OrtSample, SampleRunsAndMatchesLlamaBitForBit) {
     SKIP_WITHOUT_ORT();
-    const auto [dtype_flag, dtype, ort_name] = GetParam();
+    const auto [dtype_flag, dtype, ort_name, mode, opset] = GetParam();
     TempDir dir;
     const std::string model = dir.file("m.onnx"), outdir = dir.file("out");
-    const RunResult c = run_gguftool({"to-onnx", "-q", "--mode", "dequantized", "--output-dtype",
-                                      dtype_flag, test::kSample, model});
+    std::vector<std::string> args = {"to-onnx",        "-q",       "--mode",      mode,
+                                     "--output-dtype", dtype_flag, test::kSample, model};
+    if (opset) args.insert(args.end(), {"--opset", std::to_string(opset)});
+    const RunResult c = run_gguftool(args);
     ASSERT_EQ(c.status, 0) << c.err;
     const RunResult r = run_ort(model, outdir);
     ASSERT_EQ(r.status, 0) << r.err;
@@ -66,11 +71,28 @@ TEST_P(OrtDequantized, SampleRunsAndMatchesLlamaBitForBit) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(OutputTypes, OrtDequantized,
+INSTANTIATE_TEST_SUITE_P(Dequantized, OrtSample,
                          testing::Values(OutputType{"float", DataType::float32, "float32"},
                                          OutputType{"float16", DataType::float16, "float16"},
                                          OutputType{"double", DataType::float64, "float64"}),
                          [](const auto &info) { return std::string(info.param.flag); });
+
+// Packed and unpack modes lowered by to-onnx --opset (17: Mod for masks, 21: BitwiseAnd, 26:
+// BitCast for the f16 scales).
+INSTANTIATE_TEST_SUITE_P(
+    Lowered, OrtSample,
+    testing::Values(OutputType{"float", DataType::float32, "float32", "packed", 21},
+                    OutputType{"float", DataType::float32, "float32", "packed", 17},
+                    OutputType{"float", DataType::float32, "float32", "packed", 26},
+                    OutputType{"float16", DataType::float16, "float16", "packed", 21},
+                    OutputType{"double", DataType::float64, "float64", "packed", 21},
+                    OutputType{"float", DataType::float32, "float32", "unpack", 21},
+                    OutputType{"float", DataType::float32, "float32", "unpack", 17},
+                    OutputType{"float16", DataType::float16, "float16", "unpack", 26}),
+    [](const auto &info) {
+        return std::string(info.param.mode) + "_opset" + std::to_string(info.param.opset) + "_" +
+               info.param.flag;
+    });
 
 // onnxruntime-node has no bfloat16 tensors: it loads the model (opset 13, bfloat16 Identity
 // nodes) natively, then its JS layer refuses the output list. The driver says so and fails.

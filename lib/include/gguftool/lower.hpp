@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace gguftool::lower {
 
@@ -17,11 +18,18 @@ inline constexpr int kMinOpset = 17;      // below 17 onnxruntime's Reshape/Slic
 inline constexpr int kMaxOpset = 26;      // the newest opset onnxruntime 1.30 runs
 inline constexpr int kDefaultOpset = 21;  // widely supported; has BitwiseAnd (18)
 
+// The IR version a model of default-domain opset `opset` (17..26) needs, from ONNX's versioning
+// table: 8 up to opset 18, 9 for 19-20, 10 for 21-22, 11 from 23.
+constexpr int64_t ir_version(int opset) {
+    return opset >= 23 ? 11 : opset >= 21 ? 10 : opset >= 19 ? 9 : 8;
+}
+
 struct Options {
     int opset = kDefaultOpset;
 };
 
 struct Report {
+    int opset = 0;                           // the default-domain opset the model now imports
     size_t dequantize_packed = 0;            // nodes lowered
     size_t unpack = 0;                       // nodes lowered
     size_t nodes_added = 0;                  // standard-operator nodes written in their place
@@ -30,7 +38,8 @@ struct Report {
 };
 
 // Lowers every DequantizePacked-29 and Unpack-29 node of the model's main graph in place and sets
-// its default-domain opset import to `options.opset`. Every other node, the graph's inputs,
+// its default-domain opset import to `options.opset` (a model already below it keeps its opset:
+// it has nothing to lower). Every other node, the graph's inputs,
 // outputs, initializers (external data references included) and metadata are kept. Lookup tables
 // and constants are initializers shared by all lowered nodes. Throws gguftool::Error naming the
 // node for what cannot be lowered (bad attributes, an Unpack input of unknown rank, an operator
@@ -55,5 +64,20 @@ Report lower_graph(onnx::GraphProto &graph, int64_t from_opset, int opset,
 // rank of X is needed (a non-negative axis) and unknown (rank < 0).
 bool unpack_function_body(const onnx::NodeProto &node, int32_t x_elem_type, int64_t x_rank,
                           onnx::FunctionProto &function);
+
+}  // namespace gguftool::lower
+
+namespace gguftool::lower {
+
+struct FileResult {
+    Report report;
+    std::vector<std::string> data_files;  // external data files copied beside the output
+};
+
+// `gguftool lower`: reads the model at `input`, lowers it (lower_model) and writes `output`
+// atomically. Initializers in external data keep referring to their files: when `output` is in
+// another directory, those files are copied beside it under the same relative names (atomically
+// too). Throws gguftool::Error naming the file, or the node, and what is wrong.
+FileResult lower_file(const std::string &input, const std::string &output, const Options &options);
 
 }  // namespace gguftool::lower

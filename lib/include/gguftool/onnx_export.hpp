@@ -63,6 +63,9 @@ struct Options {
     // Largest .onnx written with the tensor bytes inside; above it they go to external data.
     // Protobuf cannot parse a message over 2 GiB - 1 (tests lower it to exercise the switch).
     uint64_t inline_limit = kProtobufLimit;
+    // Lower DequantizePacked and Unpack to standard operators of this opset (17..26,
+    // gguftool/lower.hpp) so that runtimes without opset 29 run the model; nullopt: opset 29.
+    std::optional<int> opset;
     // Threads for decoding in dequantized mode and converting plain tensors (0: all cores).
     unsigned threads = 0;
     // Called as tensor bytes are written: bytes done so far and the total.
@@ -75,6 +78,9 @@ struct Result {
     size_t tensors = 0;              // GGUF tensors converted
     size_t unpacked = 0;             // of which in Unpack form (unpack mode)
     size_t packed = 0;               // of which decoded by DequantizePacked
+    int opset = 0;                   // the default-domain opset the model imports
+    size_t lowered_nodes = 0;        // standard-operator nodes written by the lowering
+    uint64_t table_bytes = 0;        // bytes of the lowering's shared lookup tables
     uint64_t tensor_bytes = 0;       // bytes of tensor data written
     uint64_t model_bytes = 0;        // size of the .onnx file
     std::vector<std::string> notes;  // things the user should know (shortened metadata arrays)
