@@ -1,5 +1,5 @@
-// Unpack-29's function body: the lowering itself at opset 17, its constants as Constant nodes,
-// over the schema's formal names X, count and Y.
+// Unpack-29's function body: the lowering itself as written for opset 17 (no BitwiseAnd), its
+// constants as Constant nodes, over the schema's formal names X, count and Y.
 #include "builder.hpp"
 #include "gguftool/error.hpp"
 #include "gguftool/lower.hpp"
@@ -25,7 +25,9 @@ bool unpack_function_body(const onnx::NodeProto &node, int32_t x_elem_type, int6
     body.add_output("Y");
     onnx::OperatorSetIdProto &o = *body.add_opset_import();
     o.set_domain("");
-    o.set_version(kMinOpset);
+    // The body imports the operator's own opset, as function bodies do (ONNX's expansion looks the
+    // operator up at it); it uses only operators whose meaning is the same from opset 17 to 29.
+    o.set_version(29);
     detail::FunctionSink sink(body);
     for (const char *name : {"X", "count", "Y"}) sink.reserve(name);
     try {

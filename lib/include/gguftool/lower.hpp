@@ -60,7 +60,7 @@ Report lower_graph(onnx::GraphProto &graph, int64_t from_opset, int opset,
                    const ValueTypes &known = {});
 
 // The Unpack-29 function body (the schema's context-dependent function): the lowering at opset
-// 17, with its constants as Constant nodes. Returns false when the attributes are invalid or the
+// 17 (importing opset 29, the operator's own), with its constants as Constant nodes. Returns false when the attributes are invalid or the
 // rank of X is needed (a non-negative axis) and unknown (rank < 0).
 bool unpack_function_body(const onnx::NodeProto &node, int32_t x_elem_type, int64_t x_rank,
                           onnx::FunctionProto &function);
@@ -79,5 +79,20 @@ struct FileResult {
 // another directory, those files are copied beside it under the same relative names (atomically
 // too). Throws gguftool::Error naming the file, or the node, and what is wrong.
 FileResult lower_file(const std::string &input, const std::string &output, const Options &options);
+
+}  // namespace gguftool::lower
+
+namespace gguftool::lower {
+
+// What ONNX 1.12's checker and shape inference (the ONNX linked here) could not check in a lowered
+// model: the operators it has no schema for at the model's opset (it knows the default domain up
+// to opset 17, so e.g. BitwiseAnd-18 and BitCast-26).
+struct CheckResult {
+    std::map<std::string, size_t> unchecked;  // operator type -> nodes
+};
+
+// Runs ONNX's node checker on every node whose operator ONNX 1.12 knows, and strict type-and-shape
+// inference over the graph. Throws gguftool::Error with ONNX's message on a failure.
+CheckResult check_with_onnx(const onnx::ModelProto &model);
 
 }  // namespace gguftool::lower
