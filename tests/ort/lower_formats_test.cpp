@@ -1,18 +1,21 @@
 // The lowering of DequantizePacked, every format x output type x a range of target opsets, run in
 // onnxruntime and compared with llama.cpp's dequantize_row_* bit for bit (any NaN equals any NaN).
-// Per format the model decodes three tensors: llama.cpp-quantized values (imatrix where the type
-// requires one), random bytes (NaN, Inf and subnormal scales, every code), and an empty tensor.
-// bfloat16 outputs go through one Cast to FLOAT in the test model, since onnxruntime-node cannot
-// hand bfloat16 tensors back; the widening is exact.
+// Our executor (gguftool run) runs the same lowered models. Per format the model decodes three
+// tensors: llama.cpp-quantized values (imatrix where the type requires one), random bytes (NaN, Inf
+// and subnormal scales, every code), and an empty tensor. bfloat16 outputs go through one Cast to
+// FLOAT in the test model, since onnxruntime-node cannot hand bfloat16 tensors back; the widening
+// is exact.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include "../support/ggml_data.hpp"
 #include "gguftool/lower.hpp"
 #include "gguftool/opset29.hpp"
 #include "gguftool/reference.hpp"
+#include "gguftool/runtime/session.hpp"
 #include "gguftool/runtime/tensor_io.hpp"
 #include "ort_support.hpp"
 
@@ -195,26 +198,33 @@ TEST_P(LowerFormatsOrt, EveryFormatMatchesLlamaBitForBit) {
     }
     const RunResult r = run_ort(path, dir.file("out"));
     ASSERT_EQ(r.status, 0) << r.err;
+    // Our executor runs the same lowered model.
+    std::map<std::string, runtime::Tensor> ours;
+    for (auto &[name, t] : runtime::run_model(path)) ours.emplace(name, std::move(t));
     const DataType got_type = dtype == DataType::bfloat16 ? DataType::float32 : dtype;
     const size_t width = dtype_size(got_type);
     for (const Case *cp : chosen) {
         const Case &c = *cp;
-        SCOPED_TRACE(c.name);
         const std::string out = dtype == DataType::bfloat16 ? c.name + "_as_float" : c.name;
-        const runtime::Tensor got = runtime::read_npy(dir.file("out") + "/" + out + ".npy");
-        ASSERT_EQ(got.dtype(), got_type);
-        EXPECT_EQ(got.shape(), c.shape);
-        ASSERT_EQ(got.bytes().size(), c.want.size() * width);
-        size_t differing = 0, first = 0;
-        for (size_t i = 0; i < c.want.size(); ++i) {
-            const std::vector<uint8_t> want = expected_bytes(c.want[i], dtype);
-            const uint8_t *p = got.bytes().data() + i * width;
-            const bool same = std::memcmp(p, want.data(), width) == 0 ||
-                              (is_nan(p, got_type) && is_nan(want.data(), got_type));
-            if (!same && differing++ == 0) first = i;
+        const runtime::Tensor ort = runtime::read_npy(dir.file("out") + "/" + out + ".npy");
+        for (const auto &[runtime_name, got] :
+             {std::pair<std::string, const runtime::Tensor *>{"onnxruntime", &ort},
+              {"gguftool run", &ours.at(out)}}) {
+            SCOPED_TRACE(c.name + " in " + runtime_name);
+            ASSERT_EQ(got->dtype(), got_type);
+            EXPECT_EQ(got->shape(), c.shape);
+            ASSERT_EQ(got->bytes().size(), c.want.size() * width);
+            size_t differing = 0, first = 0;
+            for (size_t i = 0; i < c.want.size(); ++i) {
+                const std::vector<uint8_t> want = expected_bytes(c.want[i], dtype);
+                const uint8_t *p = got->bytes().data() + i * width;
+                const bool same = std::memcmp(p, want.data(), width) == 0 ||
+                                  (is_nan(p, got_type) && is_nan(want.data(), got_type));
+                if (!same && differing++ == 0) first = i;
+            }
+            EXPECT_EQ(differing, 0u) << "first differing element " << first << ": llama.cpp "
+                                     << (c.want.empty() ? 0.0f : c.want[first]);
         }
-        EXPECT_EQ(differing, 0u) << "first differing element " << first << ": llama.cpp "
-                                 << c.want[first];
     }
 }
 

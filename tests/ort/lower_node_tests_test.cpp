@@ -1,7 +1,10 @@
 // Every ONNX node test of the repository (testdata/node-tests) and of ../shared, lowered with
 // `gguftool lower` at opsets 17, 21 and 26, run in onnxruntime with the test's inputs; every
-// output must equal the test's expected output bit for bit (any NaN equals any NaN).
+// output must equal the test's expected output bit for bit; our executor runs the lowered model
+// too and must give the same.
 #include <gtest/gtest.h>
+
+#include <map>
 
 #include "../support/node_test_dirs.hpp"
 #include "gguftool/runtime/session.hpp"
@@ -34,25 +37,34 @@ TEST_P(LowerNodeTestsOrt, LoweredTestPassesInOnnxruntime) {
     ASSERT_EQ(l.status, 0) << l.err;
     const runtime::Model model = runtime::Model::load((dir / "model.onnx").string());
     std::vector<std::string> inputs;
+    runtime::Inputs feeds;
     for (size_t i = 0; i < model.inputs().size(); ++i) {
         const std::string npy = tmp.file("in" + std::to_string(i) + ".npy");
-        runtime::write_npy(
-            npy, runtime::read_tensor_pb(
-                     (dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")).string()));
+        runtime::Tensor t = runtime::read_tensor_pb(
+            (dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")).string());
+        runtime::write_npy(npy, t);
         inputs.push_back(model.inputs()[i].name + "=" + npy);
+        feeds.emplace(model.inputs()[i].name, std::move(t));
     }
     const RunResult r = run_ort(lowered, tmp.file("out"), inputs);
     ASSERT_EQ(r.status, 0) << r.err;
+    // Our executor on the same lowered model.
+    std::map<std::string, runtime::Tensor> ours;
+    for (auto &[name, t] : runtime::run_model(lowered, feeds)) ours.emplace(name, std::move(t));
     for (size_t i = 0; i < model.outputs().size(); ++i) {
         SCOPED_TRACE(model.outputs()[i].name);
         const runtime::Tensor want = runtime::read_tensor_pb(
             (dir / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb")).string());
-        const runtime::Tensor got =
+        const runtime::Tensor ort =
             runtime::read_npy(tmp.file("out") + "/" + model.outputs()[i].name + ".npy");
-        EXPECT_EQ(got.dtype(), want.dtype());
-        EXPECT_EQ(got.shape(), want.shape());
-        EXPECT_TRUE(std::equal(got.bytes().begin(), got.bytes().end(), want.bytes().begin(),
-                               want.bytes().end()));
+        for (const runtime::Tensor *got : std::initializer_list<const runtime::Tensor *>{
+                 &ort, &ours.at(model.outputs()[i].name)}) {
+            SCOPED_TRACE(got == &ort ? "onnxruntime" : "gguftool run");
+            EXPECT_EQ(got->dtype(), want.dtype());
+            EXPECT_EQ(got->shape(), want.shape());
+            EXPECT_TRUE(std::equal(got->bytes().begin(), got->bytes().end(), want.bytes().begin(),
+                                   want.bytes().end()));
+        }
     }
 }
 

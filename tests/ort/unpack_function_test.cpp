@@ -66,9 +66,9 @@ TEST_P(UnpackFunction, ExpansionMatchesTheOperator) {
     std::vector<std::string> inputs;
     for (int i = 0; i < m.graph().input_size(); ++i) {
         const std::string npy = tmp.file("in" + std::to_string(i) + ".npy");
-        runtime::write_npy(npy, runtime::read_tensor_pb(
-                                    (dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb"))
-                                        .string()));
+        runtime::write_npy(
+            npy, runtime::read_tensor_pb(
+                     (dir / "test_data_set_0" / ("input_" + std::to_string(i) + ".pb")).string()));
         inputs.push_back(m.graph().input(i).name() + "=" + npy);
     }
     const RunResult r = run_ort(path, tmp.file("out"), inputs);
@@ -93,8 +93,8 @@ std::vector<fs::path> unpack_tests() {
 
 INSTANTIATE_TEST_SUITE_P(NodeTests, UnpackFunction, testing::ValuesIn(unpack_tests()),
                          [](const auto &info) {
-                             const bool repo = info.param.parent_path().parent_path().filename() ==
-                                               "testdata";
+                             const bool repo =
+                                 info.param.parent_path().parent_path().filename() == "testdata";
                              return std::string(repo ? "repository_" : "shared_") +
                                     info.param.filename().string();
                          });
