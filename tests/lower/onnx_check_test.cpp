@@ -29,7 +29,8 @@ TEST(OnnxCheck, LoweredNodeTestsPassWhatOnnx112Checks) {
     size_t lowered = 0;
     for (const auto &dir : test::all_node_test_dirs()) {
         const std::string name = dir.filename().string();
-        if (!name.starts_with("test_dequantizepacked") && !name.starts_with("test_unpack")) continue;
+        if (!name.starts_with("test_dequantizepacked") && !name.starts_with("test_unpack"))
+            continue;
         for (int opset : {17, 18, 21, 26}) {
             SCOPED_TRACE(dir.string() + " at opset " + std::to_string(opset));
             onnx::ModelProto m = load(dir / "model.onnx");
@@ -54,8 +55,8 @@ TEST(OnnxCheck, LoweredNodeTestsPassWhatOnnx112Checks) {
 // The check can fail: a lowered graph whose Cast feeds Gather a FLOAT index is refused.
 TEST(OnnxCheck, ABrokenLoweringIsRefused) {
     opset29::register_schemas();
-    onnx::ModelProto m = load(test::kRepositoryNodeTests.dir / "test_dequantizepacked_q4_0" /
-                              "model.onnx");
+    onnx::ModelProto m =
+        load(test::kRepositoryNodeTests.dir / "test_dequantizepacked_q4_0" / "model.onnx");
     lower::lower_model(m, {17});
     bool broken = false;
     for (onnx::NodeProto &n : *m.mutable_graph()->mutable_node())
