@@ -175,6 +175,13 @@ Value Builder::scalar(DataType dtype, double v) {
     return sink_.constant(tensor(name, dtype, {}, element_bytes(dtype, v)));
 }
 
+Value Builder::scalar(DataType dtype, double v, size_t rank) {
+    if (rank == 0) return scalar(dtype, v);
+    const std::string name = fmt::format("gguftool.lower/{}({})x{}", dtype_name(dtype), v, rank);
+    return sink_.constant(
+        tensor(name, dtype, std::vector<int64_t>(rank, 1), element_bytes(dtype, v)));
+}
+
 Value Builder::table(const std::string &name, DataType dtype, const std::vector<int64_t> &dims,
                      const std::function<std::string()> &bytes) {
     const std::string full = "gguftool.lower/" + name;

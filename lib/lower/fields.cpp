@@ -1,5 +1,5 @@
 // The field decoders every format lowering shares: f16 and binary32 scales, little-endian words,
-// e8m0 and ue4m3 scales.
+// e8m0 and ue4m3 scales, nibbles.
 //
 // Below opset 26 ONNX has no BitCast, so a 16-bit pattern becomes a float by a lookup in one shared
 // table of all 65536 f16 values (256 KiB per model, exact by construction, NaN payloads included)
@@ -28,7 +28,8 @@ Value words(Builder &b, const Value &blocks, size_t offset, size_t count, size_t
     Value sum;
     for (size_t k = 0; k < width; ++k) {
         Value byte = b.cast(b.slice(raw, 2, int64_t(k), int64_t(k + 1)), dtype);
-        if (k) byte = b.mul(byte, b.scalar(dtype, double(uint64_t{1} << (8 * k))));
+        // The constant has byte's rank 3 (see Builder::scalar: a rank-0 one is ~30x slower).
+        if (k) byte = b.mul(byte, b.scalar(dtype, double(uint64_t{1} << (8 * k)), 3));
         sum = k ? b.add(sum, byte) : byte;
     }
     return b.reshape(sum, {-1, int64_t(count)});
@@ -101,6 +102,11 @@ Value f32_field(Builder &b, const Value &blocks, size_t offset) {
         b.mul(b.add(b.cast(m, DataType::float32), b.gather(implicit, e)), b.gather(scale, e));
     const Value nan_key = b.add(b.mul(e, b.scalar(i64, 2)), b.op("Min", {m, b.scalar(i64, 1)}));
     return b.mul(b.add(magnitude, b.gather(nan, nan_key)), b.gather(sign, s));
+}
+
+Value nibbles(Builder &b, const Value &bytes, int64_t axis) {
+    return b.concat(
+        {b.low_bits(bytes, DataType::uint8, 4), b.shift_right(bytes, DataType::uint8, 4)}, axis);
 }
 
 Value e8m0_half(Builder &b, const Value &codes) {

@@ -68,6 +68,9 @@ Value u32_words(Builder &b, const Value &blocks, size_t offset, size_t count);
 // e8m0_half(e) and ue4m3_half(x) (formats/SPEC.md) of UINT8 codes of any shape, as FLOAT.
 Value e8m0_half(Builder &b, const Value &codes);
 Value ue4m3_half(Builder &b, const Value &codes);
+// The low nibbles of the UINT8 tensor `bytes` followed by its high nibbles, concatenated along
+// `axis` (which doubles): q4_0's element order, codes 0-15 as UINT8.
+Value nibbles(Builder &b, const Value &bytes, int64_t axis);
 // INT32 of a UINT8 (or any integer) tensor: the index type Gather takes.
 inline Value as_index(Builder &b, const Value &x) {
     return b.cast(x, DataType::int32);
