@@ -1,7 +1,7 @@
 // Converted models in onnxruntime (onnxruntime-node, pinned in package.json, installed by npm ci):
 // testdata/sample.gguf through `to-onnx --mode dequantized`, run by tests/ort/run_ort.mjs, every
 // output compared bit for bit with llama.cpp's decoding. Skipped, saying why, when node or
-// onnxruntime-node cannot be loaded.
+// onnxruntime-node cannot be loaded (ort_support.hpp).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -15,6 +15,7 @@
 #include "gguftool/gguf.hpp"
 #include "gguftool/runtime/session.hpp"
 #include "gguftool/runtime/tensor_io.hpp"
+#include "ort_support.hpp"
 
 namespace gguftool::orttest {
 namespace {
@@ -22,25 +23,6 @@ namespace {
 using test::run_gguftool;
 using test::RunResult;
 using test::TempDir;
-
-const std::string kNode = GGUFTOOL_NODE;  // empty when CMake found no node
-const std::string kDriver = GGUFTOOL_ORT_DRIVER;
-const std::string kOrtPackage = std::string(GGUFTOOL_SOURCE_DIR) + "/node_modules/onnxruntime-node";
-
-// Why onnxruntime cannot run here, or "" when it can.
-const std::string &ort_unavailable() {
-    static const std::string why = [] {
-        if (kNode.empty()) return std::string("no node binary found at configure time");
-        const RunResult r =
-            test::run_program({kNode, "-e", "require(process.argv[1])", kOrtPackage});
-        return r.status == 0 ? std::string()
-                             : "node cannot load " + kOrtPackage + " (npm ci): " + r.err;
-    }();
-    return why;
-}
-
-#define SKIP_WITHOUT_ORT() \
-    if (!ort_unavailable().empty()) GTEST_SKIP() << ort_unavailable()
 
 RunResult run_ort(const std::string &model, const std::string &outdir) {
     return test::run_program({kNode, kDriver, model, outdir});
