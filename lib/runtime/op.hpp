@@ -41,6 +41,9 @@ public:
     const DeviceTensor &input(size_t i) const;
     // Input i copied to the host (for small control tensors: axes, shape, count, depth).
     Tensor host_input(size_t i);
+    // Input i, a small control tensor of INT64 values (or INT32 when `int32_ok`), on the host:
+    // one-dimensional, or a scalar when `scalar_ok`. `what` names it ("axes").
+    std::vector<int64_t> index_list(size_t i, const char *what, bool int32_ok, bool scalar_ok);
 
     void set_output(size_t i, DeviceTensor t) { outputs_.at(i) = std::move(t); }
     std::vector<DeviceTensor> &outputs() { return outputs_; }
@@ -56,6 +59,8 @@ public:
     std::optional<std::vector<float>> attr_floats(std::string_view name) const;
     std::optional<std::string> attr_string(std::string_view name) const;
     const onnx::TensorProto *attr_tensor(std::string_view name) const;
+    // A required INT attribute naming an element type ("to" of Cast and BitCast).
+    DataType attr_dtype(std::string_view name) const;
 
 private:
     const onnx::AttributeProto *typed(std::string_view name,
@@ -81,7 +86,7 @@ struct OpDef {
     int min_outputs, max_outputs;
     std::vector<std::string_view> attributes;
     OpFn run;
-    bool view = false;  // output shares the input's buffer (Reshape, Unsqueeze, Identity)
+    bool view = false;  // output shares the input's buffer (Reshape, Unsqueeze, Identity, BitCast)
 
     // The ONNX version of this operator that a model of `opset` uses ("Identity-25").
     int onnx_version(int64_t opset) const {
@@ -107,9 +112,22 @@ void run_cast(OpContext &ctx);
 void run_add(OpContext &ctx);
 void run_sub(OpContext &ctx);
 void run_mul(OpContext &ctx);
+void run_div(OpContext &ctx);
+void run_mod(OpContext &ctx);
+void run_min(OpContext &ctx);
+void run_bitwise_and(OpContext &ctx);
+void run_bit_shift(OpContext &ctx);
+void run_equal(OpContext &ctx);
+void run_neg(OpContext &ctx);
+void run_where(OpContext &ctx);
 void run_gather(OpContext &ctx);
+void run_slice(OpContext &ctx);
+void run_transpose(OpContext &ctx);
+void run_range(OpContext &ctx);
 void run_reshape(OpContext &ctx);
 void run_identity(OpContext &ctx);
+void run_bitcast(OpContext &ctx);
+void run_shape(OpContext &ctx);
 void run_concat(OpContext &ctx);
 void run_constant(OpContext &ctx);
 

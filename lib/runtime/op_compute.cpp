@@ -1,62 +1,14 @@
-// Cast, Add/Sub/Mul (NumPy broadcasting), Gather and Concat: checks and output shapes.
+// Cast, Gather, Concat and Constant: checks and output shapes.
 #include <fmt/format.h>
 
 #include "op.hpp"
 
 namespace gguftool::runtime::detail {
-namespace {
-
-// NumPy's multidirectional broadcasting of two shapes.
-Shape broadcast(const Shape &a, const Shape &b) {
-    const size_t rank = std::max(a.size(), b.size());
-    Shape out(rank);
-    for (size_t i = 0; i < rank; ++i) {
-        const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-        const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-        if (da != db && da != 1 && db != 1)
-            throw Error(fmt::format("shapes {} and {} cannot be broadcast together",
-                                    shape_string(a), shape_string(b)));
-        out[i] = da == 1 ? db : da;
-    }
-    return out;
-}
-
-using BinaryFn = void (Backend::*)(const DeviceTensor &, const DeviceTensor &, DeviceTensor &);
-
-void run_binary(OpContext &ctx, BinaryFn fn) {
-    const DeviceTensor &a = ctx.input(0);
-    const DeviceTensor &b = ctx.input(1);
-    if (a.dtype != b.dtype)
-        throw Error(fmt::format("inputs A ({}) and B ({}) must have the same type",
-                                dtype_name(a.dtype), dtype_name(b.dtype)));
-    if (!is_integer(a.dtype) && !is_floating(a.dtype))
-        throw Error(fmt::format("inputs must be numeric, not {}", dtype_name(a.dtype)));
-    const Shape shape = broadcast(a.shape, b.shape);
-    shape_elements(shape, "output");
-    DeviceTensor &y = ctx.allocate_output(a.dtype, shape);
-    (ctx.backend().*fn)(a, b, y);
-}
-
-}  // namespace
-
-void run_add(OpContext &ctx) {
-    run_binary(ctx, &Backend::add);
-}
-void run_sub(OpContext &ctx) {
-    run_binary(ctx, &Backend::sub);
-}
-void run_mul(OpContext &ctx) {
-    run_binary(ctx, &Backend::mul);
-}
 
 void run_cast(OpContext &ctx) {
-    const std::optional<int64_t> to = ctx.attr_int("to");
-    if (!to) throw Error("attribute 'to' is required");
-    const std::optional<DataType> dtype =
-        *to >= INT32_MIN && *to <= INT32_MAX ? dtype_from_onnx(int32_t(*to)) : std::nullopt;
-    if (!dtype) throw Error(fmt::format("attribute 'to': unsupported target type {}", *to));
+    const DataType dtype = ctx.attr_dtype("to");
     const DeviceTensor &x = ctx.input(0);
-    DeviceTensor &y = ctx.allocate_output(*dtype, x.shape);
+    DeviceTensor &y = ctx.allocate_output(dtype, x.shape);
     ctx.backend().cast(x, y);
 }
 

@@ -52,6 +52,21 @@ Tensor OpContext::host_input(size_t i) {
     return backend_.download(input(i));
 }
 
+std::vector<int64_t> OpContext::index_list(size_t i, const char *what, bool int32_ok,
+                                           bool scalar_ok) {
+    const DeviceTensor &t = input(i);
+    if (t.dtype != DataType::int64 && !(int32_ok && t.dtype == DataType::int32))
+        throw Error(fmt::format("input {} must be {}, not {}", what,
+                                int32_ok ? "int32 or int64" : "int64", dtype_name(t.dtype)));
+    if (t.shape.size() > 1 || (t.shape.empty() && !scalar_ok))
+        throw Error(fmt::format("input {} must be one-dimensional, not of shape {}", what,
+                                shape_string(t.shape)));
+    const Tensor host = host_input(i);
+    if (t.dtype == DataType::int64) return host.to_vector<int64_t>();
+    const std::vector<int32_t> v = host.to_vector<int32_t>();
+    return {v.begin(), v.end()};
+}
+
 DeviceTensor &OpContext::allocate_output(DataType dtype, const Shape &shape) {
     outputs_.at(0) = backend_.allocate(dtype, shape);
     return outputs_[0];
@@ -109,6 +124,15 @@ std::optional<std::string> OpContext::attr_string(std::string_view name) const {
 const onnx::TensorProto *OpContext::attr_tensor(std::string_view name) const {
     const onnx::AttributeProto *a = typed(name, onnx::AttributeProto::TENSOR);
     return a ? &a->t() : nullptr;
+}
+
+DataType OpContext::attr_dtype(std::string_view name) const {
+    const std::optional<int64_t> to = attr_int(name);
+    if (!to) throw Error(fmt::format("attribute '{}' is required", name));
+    const std::optional<DataType> dtype =
+        *to >= INT32_MIN && *to <= INT32_MAX ? dtype_from_onnx(int32_t(*to)) : std::nullopt;
+    if (!dtype) throw Error(fmt::format("attribute '{}': unsupported target type {}", name, *to));
+    return *dtype;
 }
 
 }  // namespace gguftool::runtime::detail

@@ -1,9 +1,10 @@
 // The operator table: every (op_type, version) the runtime executes, default domain only.
 //
 // A row's `since` is the first opset version with its semantics; `same_as_later` lists the later
-// ONNX versions that only widened the type lists (from ONNX's operator changelog, up to opset 25;
-// DequantizePacked and Unpack are opset 29's), so a node is named as ONNX names it. A model at
-// opset V runs the newest row with since <= V.
+// ONNX versions that only widened the type lists (from ONNX's operator changelog, up to opset 27:
+// BitCast is opset 26's, Range-27 added float16/bfloat16 with stash_type; DequantizePacked and
+// Unpack are opset 29's), so a node is named as ONNX names it. A model at opset V runs the newest
+// row with since <= V. Slice-10, -11 and -13 run the same code (see op_layout.cpp).
 #include <fmt/format.h>
 
 #include <limits>
@@ -37,8 +38,23 @@ const std::vector<OpDef> &table() {
         {"Add", 7, {13, 14}, 2, 2, 1, 1, {}, run_add},
         {"Sub", 7, {13, 14}, 2, 2, 1, 1, {}, run_sub},
         {"Mul", 7, {13, 14}, 2, 2, 1, 1, {}, run_mul},
+        {"Div", 7, {13, 14}, 2, 2, 1, 1, {}, run_div},
+        {"Mod", 10, {13}, 2, 2, 1, 1, {"fmod"}, run_mod},
+        {"Min", 8, {12, 13}, 1, kMany, 1, 1, {}, run_min},
+        {"BitwiseAnd", 18, {}, 2, 2, 1, 1, {}, run_bitwise_and},
+        {"BitShift", 11, {}, 2, 2, 1, 1, {"direction"}, run_bit_shift},
+        {"Equal", 7, {11, 13, 19}, 2, 2, 1, 1, {}, run_equal},
+        {"Neg", 6, {13}, 1, 1, 1, 1, {}, run_neg},
+        {"Where", 9, {16}, 3, 3, 1, 1, {}, run_where},
         {"Gather", 1, {}, 2, 2, 1, 1, {"axis"}, run_gather},
         {"Gather", 11, {13}, 2, 2, 1, 1, {"axis"}, run_gather},
+        {"Slice", 10, {11, 13}, 3, 5, 1, 1, {}, run_slice},
+        {"Transpose", 1, {13, 21, 23, 24, 25}, 1, 1, 1, 1, {"perm"}, run_transpose},
+        {"Range", 11, {}, 3, 3, 1, 1, {}, run_range},
+        {"Range", 27, {}, 3, 3, 1, 1, {"stash_type"}, run_range},
+        {"Shape", 1, {13}, 1, 1, 1, 1, {}, run_shape},
+        {"Shape", 15, {19, 21, 23, 24, 25}, 1, 1, 1, 1, {"start", "end"}, run_shape},
+        {"BitCast", 26, {}, 1, 1, 1, 1, {"to"}, run_bitcast, true},
         {"Reshape", 5, {13}, 2, 2, 1, 1, {}, run_reshape, true},
         {"Reshape", 14, {19, 21, 23, 24, 25}, 2, 2, 1, 1, {"allowzero"}, run_reshape, true},
         {"Identity", 1, {13, 14, 16, 19, 21, 23, 24, 25}, 1, 1, 1, 1, {}, run_identity, true},

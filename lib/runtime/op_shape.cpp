@@ -1,5 +1,5 @@
-// Operators that only change the shape: Unsqueeze-1/11/13, Reshape-5/14, Identity. Their output
-// is a view of the input's buffer.
+// Operators that never read the data: Unsqueeze-1/11/13, Reshape-5/14, Identity and BitCast-26,
+// whose output is a view of the input's buffer, and Shape-1/15, which outputs the dims.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,17 +8,6 @@
 
 namespace gguftool::runtime::detail {
 namespace {
-
-// An int64 control input (axes, shape) as a list: rank 1, or a scalar when `scalar_ok`.
-std::vector<int64_t> int64_list(OpContext &ctx, size_t i, const char *what, bool scalar_ok) {
-    const DeviceTensor &t = ctx.input(i);
-    if (t.dtype != DataType::int64)
-        throw Error(fmt::format("input {} must be int64, not {}", what, dtype_name(t.dtype)));
-    if (t.shape.size() > 1 || (t.shape.empty() && !scalar_ok))
-        throw Error(fmt::format("input {} must be one-dimensional, not of shape {}", what,
-                                shape_string(t.shape)));
-    return ctx.host_input(i).to_vector<int64_t>();
-}
 
 DeviceTensor view(const DeviceTensor &x, Shape shape) {
     DeviceTensor y = x;
@@ -32,7 +21,7 @@ void run_unsqueeze(OpContext &ctx) {
     const DeviceTensor &data = ctx.input(0);
     std::vector<int64_t> axes;
     if (ctx.version() >= 13) {
-        axes = int64_list(ctx, 1, "axes", true);
+        axes = ctx.index_list(1, "axes", false, true);
     } else {
         std::optional<std::vector<int64_t>> a = ctx.attr_ints("axes");
         if (!a) throw Error("attribute 'axes' is required");
@@ -63,7 +52,7 @@ void run_unsqueeze(OpContext &ctx) {
 
 void run_reshape(OpContext &ctx) {
     const DeviceTensor &data = ctx.input(0);
-    const std::vector<int64_t> target = int64_list(ctx, 1, "shape", false);
+    const std::vector<int64_t> target = ctx.index_list(1, "shape", false, false);
     const bool allow_zero = ctx.version() >= 14 && ctx.attr_int("allowzero", 0) != 0;
     Shape shape(target.size());
     int inferred = -1;
@@ -117,6 +106,38 @@ void run_reshape(OpContext &ctx) {
 
 void run_identity(OpContext &ctx) {
     ctx.set_output(0, ctx.input(0));
+}
+
+// BitCast-26: the same bytes as another type of the same width.
+void run_bitcast(OpContext &ctx) {
+    const DataType dtype = ctx.attr_dtype("to");
+    const DeviceTensor &x = ctx.input(0);
+    if (dtype_size(dtype) != dtype_size(x.dtype))
+        throw Error(fmt::format("cannot bitcast {} ({} bits) to {} ({} bits): the widths differ",
+                                dtype_name(x.dtype), 8 * dtype_size(x.dtype), dtype_name(dtype),
+                                8 * dtype_size(dtype)));
+    DeviceTensor y = x;
+    y.dtype = dtype;
+    ctx.set_output(0, std::move(y));
+}
+
+// Shape-1/13: every dim; Shape-15 and later: dims [start, end), negative values counting from
+// the end, both clamped to [0, rank].
+void run_shape(OpContext &ctx) {
+    const Shape &dims = ctx.input(0).shape;
+    const int64_t rank = int64_t(dims.size());
+    const auto clamp = [rank](int64_t v) {
+        if (v < 0) v = std::max<int64_t>(v, -rank) + rank;
+        return std::min(v, rank);
+    };
+    int64_t start = 0, end = rank;
+    if (ctx.version() >= 15) {
+        start = clamp(ctx.attr_int("start", 0));
+        end = clamp(ctx.attr_int("end", rank));
+    }
+    const std::vector<int64_t> values(dims.begin() + start, dims.begin() + std::max(start, end));
+    ctx.set_output(0, ctx.backend().upload(
+                          Tensor::from_values(DataType::int64, {int64_t(values.size())}, values)));
 }
 
 }  // namespace gguftool::runtime::detail

@@ -185,4 +185,20 @@ Tensor Tensor::reshaped(Shape shape) const {
     return t;
 }
 
+Tensor Tensor::viewed_as(DataType dtype, Shape shape) const {
+    check_dtype(dtype);
+    const uint64_t n = shape_elements(shape);
+    if (n * dtype_size(dtype) != nbytes())
+        throw Error(fmt::format("cannot view {} bytes of a {} tensor of shape {} as {} of shape {}",
+                                nbytes(), dtype_name(dtype_), shape_string(shape_),
+                                dtype_name(dtype), shape_string(shape)));
+    if (reinterpret_cast<uintptr_t>(data_) % dtype_size(dtype) != 0)
+        return copy_of(dtype, std::move(shape), bytes());
+    Tensor t = *this;
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    t.elements_ = n;
+    return t;
+}
+
 }  // namespace gguftool::runtime

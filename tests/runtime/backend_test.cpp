@@ -46,14 +46,28 @@ public:
     void cast(const DeviceTensor &x, DeviceTensor &y) override {
         run(y, [&](DeviceTensor &out) { cpu_->cast(on_cpu(x), out); });
     }
-    void add(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) override {
-        run(y, [&](DeviceTensor &out) { cpu_->add(on_cpu(a), on_cpu(b), out); });
+    void binary(rt::BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
+                DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->binary(op, on_cpu(a), on_cpu(b), out); });
     }
-    void sub(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) override {
-        run(y, [&](DeviceTensor &out) { cpu_->sub(on_cpu(a), on_cpu(b), out); });
+    void neg(const DeviceTensor &x, DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->neg(on_cpu(x), out); });
     }
-    void mul(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) override {
-        run(y, [&](DeviceTensor &out) { cpu_->mul(on_cpu(a), on_cpu(b), out); });
+    void where(const DeviceTensor &c, const DeviceTensor &x, const DeviceTensor &y,
+               DeviceTensor &out) override {
+        run(out, [&](DeviceTensor &o) { cpu_->where(on_cpu(c), on_cpu(x), on_cpu(y), o); });
+    }
+    void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
+               const DeviceTensor &x, DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->slice(starts, steps, on_cpu(x), out); });
+    }
+    void transpose(std::span<const size_t> perm, const DeviceTensor &x, DeviceTensor &y) override {
+        run(y, [&](DeviceTensor &out) { cpu_->transpose(perm, on_cpu(x), out); });
+    }
+    void range(const DeviceTensor &start, const DeviceTensor &delta, DataType accumulate,
+               DeviceTensor &y) override {
+        run(y,
+            [&](DeviceTensor &out) { cpu_->range(on_cpu(start), on_cpu(delta), accumulate, out); });
     }
     void gather(size_t axis, bool neg, const DeviceTensor &d, const DeviceTensor &i,
                 DeviceTensor &y) override {
@@ -71,7 +85,9 @@ private:
         if (!b) throw Error("not a foreign tensor");
         return b->memory;
     }
-    DeviceTensor on_cpu(const DeviceTensor &t) { return cpu_->upload(memory(t).reshaped(t.shape)); }
+    DeviceTensor on_cpu(const DeviceTensor &t) {
+        return cpu_->upload(memory(t).viewed_as(t.dtype, t.shape));
+    }
     template <class F>
     void run(DeviceTensor &y, F &&f) {
         ++ops;
@@ -133,6 +149,55 @@ TEST(Backend, ForeignBackendMatchesCpuOnAChain) {
         EXPECT_TRUE(rt::allclose(b[k].second, a[k].second, true).equal) << a[k].first;
     EXPECT_EQ(a[0].second.to_vector<float>(),
               (std::vector<float>{-0.75f, 4, 0.125f, -0.75f, 4, 0.125f, 9, 9, 24, 9, 9, 24}));
+}
+
+TEST(Backend, ForeignBackendMatchesCpuOnTheLoweringOperators) {
+    // Every Backend function the lowering's operators reach, through device copies only.
+    ModelBuilder m(26);
+    for (const char *o : {"sliced", "transposed", "neg", "quotient", "remainder", "minimum",
+                          "equal", "selected", "shifted", "masked", "range", "shape", "float_bits"})
+        m.output(o);
+    m.initializer("x",
+                  tensor(DataType::int32, {2, 3, 4},
+                         std::vector<int32_t>{5,  -6, 7,   8,  -9, 10, 11, -12, 13,  14, 15, -16,
+                                              17, 18, -19, 20, 21, 22, 23, 24,  -25, 26, 27, 28}));
+    m.initializer("three", tensor(DataType::int32, {}, std::vector<int32_t>{3}));
+    m.initializer("starts", tensor(DataType::int64, {2}, std::vector<int64_t>{-1, 0}));
+    m.initializer("ends", tensor(DataType::int64, {2}, std::vector<int64_t>{INT64_MIN, 3}));
+    m.initializer("axes", tensor(DataType::int64, {2}, std::vector<int64_t>{2, 1}));
+    m.initializer("steps", tensor(DataType::int64, {2}, std::vector<int64_t>{-2, 2}));
+    m.initializer("u", tensor(DataType::uint32, {3}, std::vector<uint32_t>{0xf0, 0x1234, 7}));
+    m.initializer("by", tensor(DataType::uint32, {3}, std::vector<uint32_t>{4, 32, 1}));
+    m.initializer("r0", scalar_i64(2));
+    m.initializer("r1", scalar_i64(-7));
+    m.initializer("r2", scalar_i64(-3));
+    m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"sliced"}, {}, "slice");
+    m.node("Transpose", {"x"}, {"transposed"}, {attr_ints("perm", {2, 0, 1})}, "transpose");
+    m.node("Neg", {"x"}, {"neg"}, {}, "neg");
+    m.node("Div", {"x", "three"}, {"quotient"}, {}, "div");
+    m.node("Mod", {"x", "three"}, {"remainder"}, {}, "mod");
+    m.node("Min", {"x", "neg", "three"}, {"minimum"}, {}, "min");
+    m.node("Equal", {"remainder", "three"}, {"equal"}, {}, "equal");
+    m.node("Where", {"equal", "x", "neg"}, {"selected"}, {}, "where");
+    m.node("BitShift", {"u", "by"}, {"shifted"}, {attr_string("direction", "RIGHT")}, "shift");
+    m.node("BitwiseAnd", {"u", "by"}, {"masked"}, {}, "and");
+    m.node("Range", {"r0", "r1", "r2"}, {"range"}, {}, "range");
+    m.node("Shape", {"x"}, {"shape"}, {attr_int("start", 1)}, "shape");
+    m.node("BitCast", {"x"}, {"float_bits"}, {attr_int("to", int64_t(DataType::float32))}, "bc");
+    rt::Session cpu(m.model());
+    rt::Session foreign(m.model(), std::make_unique<ForeignBackend>());
+    const rt::NamedTensors a = cpu.run(), b = foreign.run();
+    ASSERT_EQ(a.size(), 13u);
+    for (size_t k = 0; k < a.size(); ++k) {
+        EXPECT_EQ(b[k].second.dtype(), a[k].second.dtype()) << a[k].first;
+        EXPECT_TRUE(rt::allclose(b[k].second, a[k].second, true).equal) << a[k].first;
+    }
+    // Hand-checked: x[:, 0:3:2, -1::-2].
+    EXPECT_EQ(a[0].second.shape(), (rt::Shape{2, 2, 2}));
+    EXPECT_EQ(a[0].second.to_vector<int32_t>(),
+              (std::vector<int32_t>{8, -6, -16, 14, 20, 18, 28, 26}));
+    EXPECT_EQ(a[10].second.to_vector<int64_t>(), (std::vector<int64_t>{2, -1, -4}));
+    EXPECT_EQ(a[8].second.to_vector<uint32_t>(), (std::vector<uint32_t>{0xf, 0, 3}));
 }
 
 }  // namespace

@@ -267,32 +267,6 @@ TEST(Cast, IntegersBoolsAndBack) {
 // ---------------------------------------------------------------------------------------------
 // Add, Sub, Mul
 
-template <class T, class Op>
-std::vector<T> broadcast_ref(const std::vector<T> &a, const rt::Shape &sa, const std::vector<T> &b,
-                             const rt::Shape &sb, rt::Shape *out_shape, Op op) {
-    const size_t r = std::max(sa.size(), sb.size());
-    rt::Shape pa(r, 1), pb(r, 1), out(r);
-    std::copy(sa.begin(), sa.end(), pa.begin() + std::ptrdiff_t(r - sa.size()));
-    std::copy(sb.begin(), sb.end(), pb.begin() + std::ptrdiff_t(r - sb.size()));
-    size_t n = 1;
-    for (size_t i = 0; i < r; ++i) n *= size_t(out[i] = pa[i] == 1 ? pb[i] : pa[i]);
-    std::vector<T> y(n);
-    for (size_t flat = 0; flat < n; ++flat) {
-        size_t rest = flat, ia = 0, ib = 0, ma = 1, mb = 1;
-        for (size_t d = r; d-- > 0;) {
-            const size_t k = rest % size_t(out[d]);
-            rest /= size_t(out[d]);
-            ia += (pa[d] == 1 ? 0 : k) * ma;
-            ib += (pb[d] == 1 ? 0 : k) * mb;
-            ma *= size_t(pa[d]);
-            mb *= size_t(pb[d]);
-        }
-        y[flat] = op(a[ia], b[ib]);
-    }
-    *out_shape = out;
-    return y;
-}
-
 template <class T>
 void check_binary(DataType dt, const rt::Shape &sa, const rt::Shape &sb, uint64_t seed) {
     std::mt19937_64 rng(seed);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -169,6 +170,45 @@ inline rt::Tensor scalar_i64(int64_t v) {
 }
 inline rt::Tensor bytes_u8(const std::vector<uint8_t> &v) {
     return tensor(DataType::uint8, {int64_t(v.size())}, v);
+}
+
+// NumPy broadcasting for the reference loops: the output shape of `shapes`, and the element of an
+// input of shape `in` that output element `flat` (of shape `out`) reads.
+inline rt::Shape broadcast_shape(std::initializer_list<rt::Shape> shapes) {
+    size_t r = 0;
+    for (const rt::Shape &s : shapes) r = std::max(r, s.size());
+    rt::Shape out(r, 1);
+    for (const rt::Shape &s : shapes)
+        for (size_t i = 0; i < s.size(); ++i)
+            if (s[i] != 1) out[r - s.size() + i] = s[i];
+    return out;
+}
+inline size_t broadcast_source(size_t flat, const rt::Shape &out, const rt::Shape &in) {
+    size_t offset = 0, stride = 1;
+    for (size_t d = out.size(); d-- > 0;) {
+        const size_t k = flat % size_t(out[d]);
+        flat /= size_t(out[d]);
+        const size_t back = out.size() - 1 - d;  // position from the end
+        if (back >= in.size()) continue;
+        const size_t dim = size_t(in[in.size() - 1 - back]);
+        if (dim != 1) offset += k * stride;
+        stride *= dim;
+    }
+    return offset;
+}
+
+// y = op(a, b) elementwise with NumPy broadcasting; *out_shape is y's shape.
+template <class T, class Op>
+auto broadcast_ref(const std::vector<T> &a, const rt::Shape &sa, const std::vector<T> &b,
+                   const rt::Shape &sb, rt::Shape *out_shape, Op op) {
+    const rt::Shape out = broadcast_shape({sa, sb});
+    size_t n = 1;
+    for (int64_t d : out) n *= size_t(d);
+    std::vector<decltype(op(a[0], b[0]))> y(n);
+    for (size_t flat = 0; flat < n; ++flat)
+        y[flat] = op(a[broadcast_source(flat, out, sa)], b[broadcast_source(flat, out, sb)]);
+    *out_shape = out;
+    return y;
 }
 
 // Runs `builder`'s model on the CPU and returns output 0.

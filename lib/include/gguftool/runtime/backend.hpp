@@ -22,8 +22,9 @@ public:
     virtual ~DeviceBuffer() = default;
 };
 
-// A dense row-major tensor in a backend's memory. Reshape, Unsqueeze and Identity produce views
-// sharing the buffer; buffers are never written after the operator that made them.
+// A dense row-major tensor in a backend's memory. Reshape, Unsqueeze, Identity and BitCast produce
+// views sharing the buffer (BitCast with another dtype of the same size); buffers are never written
+// after the operator that made them.
 struct DeviceTensor {
     DataType dtype = DataType::undefined;
     Shape shape;
@@ -37,6 +38,22 @@ struct DeviceTensor {
 struct UnpackParams : opset29::Unpack {
     size_t axis = 0;     // 0 <= axis < rank
     uint64_t count = 0;  // output codes per row
+};
+
+// The elementwise binary operators: a and b of one type broadcast (NumPy rules) to y, which has
+// that type too, except for `equal` (BOOL). float16 and bfloat16 compute in float and round once.
+enum class BinaryOp {
+    add,   // numeric; integers wrap modulo 2^n
+    sub,   // numeric; integers wrap
+    mul,   // numeric; integers wrap
+    div,   // numeric; integers truncate toward zero (minimum / -1 wraps; / 0 is an error)
+    mod,   // integers: the remainder with the divisor's sign (Python's %; % 0 is an error)
+    fmod,  // the remainder with the dividend's sign (C's fmod; integers: exact, % 0 an error)
+    min,   // numeric; NaN when either is NaN (that NaN), -0 below +0
+    bitwise_and,  // integers
+    shift_left,   // unsigned integers; shifting by the bit width or more gives 0
+    shift_right,  // unsigned integers; likewise
+    equal,        // any type; y is BOOL; floats compare as IEEE values (NaN unequal, -0 == +0)
 };
 
 struct OneHotParams {
@@ -58,7 +75,8 @@ public:
     virtual DeviceTensor upload(const Tensor &host) = 0;  // may alias host memory
     virtual Tensor download(const DeviceTensor &t) = 0;   // may alias device memory
 
-    // Operators (Unsqueeze, Reshape and Identity are views and need none).
+    // Operators (Unsqueeze, Reshape, Identity and BitCast are views and Shape is computed from
+    // the shape alone: they need none).
     // DequantizePacked-29: x UINT8 holds exactly the blocks of y.elements() values of `format`;
     // y is FLOAT, FLOAT16, BFLOAT16 or DOUBLE.
     virtual void dequantize_packed(GgmlType format, const DeviceTensor &x, DeviceTensor &y) = 0;
@@ -70,10 +88,37 @@ public:
                          const DeviceTensor &values, DeviceTensor &y) = 0;
     // Cast: any supported type to any other (see the man page for the conversion rules).
     virtual void cast(const DeviceTensor &x, DeviceTensor &y) = 0;
-    // Add, Sub, Mul: a, b and y of one numeric type; a and b broadcast (NumPy rules) to y.
-    virtual void add(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) = 0;
-    virtual void sub(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) = 0;
-    virtual void mul(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) = 0;
+    // Add, Sub, Mul, Div, Mod, Min, BitwiseAnd, BitShift, Equal (see BinaryOp).
+    virtual void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
+                        DeviceTensor &y) = 0;
+    void add(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
+        binary(BinaryOp::add, a, b, y);
+    }
+    void sub(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
+        binary(BinaryOp::sub, a, b, y);
+    }
+    void mul(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
+        binary(BinaryOp::mul, a, b, y);
+    }
+    // Neg: signed integers wrap (the minimum stays), floats flip the sign bit (NaNs too).
+    virtual void neg(const DeviceTensor &x, DeviceTensor &y) = 0;
+    // Where: condition BOOL (any non-zero byte is true), x, y and out of one type; the three
+    // broadcast (NumPy rules) to out.
+    virtual void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
+                       DeviceTensor &out) = 0;
+    // Slice: y[i0, i1, ...] = x[starts[0] + i0 * steps[0], starts[1] + i1 * steps[1], ...], one
+    // start and one non-zero step per axis of x, every index read in range.
+    virtual void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
+                       const DeviceTensor &x, DeviceTensor &y) = 0;
+    // Transpose: axis i of y is axis perm[i] of x (perm a permutation of x's axes).
+    virtual void transpose(std::span<const size_t> perm, const DeviceTensor &x,
+                           DeviceTensor &y) = 0;
+    // Range: acc[0] = start, acc[i + 1] = acc[i] + delta, one rounded addition in `accumulate`
+    // each (floats accumulate, as onnxruntime computes them), y[i] = acc[i] rounded once to y's
+    // type. `accumulate` is y's dtype, or FLOAT or DOUBLE for FLOAT16 and BFLOAT16 y; start and
+    // delta are one-element tensors of y's dtype; integers wrap.
+    virtual void range(const DeviceTensor &start, const DeviceTensor &delta, DataType accumulate,
+                       DeviceTensor &y) = 0;
     // Gather: indices INT32 or INT64, negative allowed when `negative_indices`; an index out of
     // range is an error.
     virtual void gather(size_t axis, bool negative_indices, const DeviceTensor &data,

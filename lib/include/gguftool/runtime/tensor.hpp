@@ -81,6 +81,9 @@ public:
 
     // The same bytes with another shape of the same element count.
     Tensor reshaped(Shape shape) const;
+    // The same bytes as another element type and shape of the same byte count (BitCast); copied
+    // only when they are not aligned to the new element size.
+    Tensor viewed_as(DataType dtype, Shape shape) const;
     const std::shared_ptr<const void> &owner() const { return owner_; }
 
 private:

@@ -41,7 +41,7 @@ DeviceTensor CpuBackend::upload(const Tensor &host) {
 Tensor CpuBackend::download(const DeviceTensor &t) {
     const Tensor &host = buffer_of(t).tensor;
     if (host.dtype() == t.dtype && host.shape() == t.shape) return host;
-    return host.reshaped(t.shape);  // a view made by Reshape/Unsqueeze
+    return host.viewed_as(t.dtype, t.shape);  // a view made by Reshape, Unsqueeze or BitCast
 }
 
 void CpuBackend::dequantize_packed(GgmlType format, const DeviceTensor &x, DeviceTensor &y) {
@@ -50,15 +50,6 @@ void CpuBackend::dequantize_packed(GgmlType format, const DeviceTensor &x, Devic
                   static_cast<DataType>(int32_t(y.dtype)), threads_);
 }
 
-void CpuBackend::add(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
-    binary(BinaryOp::add, a, b, y, threads_);
-}
-void CpuBackend::sub(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
-    binary(BinaryOp::sub, a, b, y, threads_);
-}
-void CpuBackend::mul(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
-    binary(BinaryOp::mul, a, b, y, threads_);
-}
 void CpuBackend::cast(const DeviceTensor &x, DeviceTensor &y) {
     cpu::cast(x, y, threads_);
 }

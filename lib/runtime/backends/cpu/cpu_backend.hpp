@@ -20,9 +20,16 @@ public:
     void one_hot(const OneHotParams &p, const DeviceTensor &indices, const DeviceTensor &values,
                  DeviceTensor &y) override;
     void cast(const DeviceTensor &x, DeviceTensor &y) override;
-    void add(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) override;
-    void sub(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) override;
-    void mul(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) override;
+    void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
+                DeviceTensor &y) override;
+    void neg(const DeviceTensor &x, DeviceTensor &y) override;
+    void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
+               DeviceTensor &out) override;
+    void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
+               const DeviceTensor &x, DeviceTensor &y) override;
+    void transpose(std::span<const size_t> perm, const DeviceTensor &x, DeviceTensor &y) override;
+    void range(const DeviceTensor &start, const DeviceTensor &delta, DataType accumulate,
+               DeviceTensor &y) override;
     void gather(size_t axis, bool negative_indices, const DeviceTensor &data,
                 const DeviceTensor &indices, DeviceTensor &y) override;
     void concat(size_t axis, std::span<const DeviceTensor> inputs, DeviceTensor &y) override;
@@ -37,10 +44,7 @@ private:
 const uint8_t *bytes(const DeviceTensor &t);
 uint8_t *mutable_bytes(DeviceTensor &t);
 
-// Elementwise kernels (cpu_binary.cpp, cpu_cast.cpp).
-enum class BinaryOp { add, sub, mul };
-void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y,
-            unsigned threads);
+// Cast (cpu_cast.cpp).
 void cast(const DeviceTensor &x, DeviceTensor &y, unsigned threads);
 
 // Minimum work per thread, in elements, for the elementwise kernels.

@@ -1,12 +1,17 @@
-// Add, Sub, Mul on the CPU with NumPy broadcasting.
+// The elementwise binary operators (BinaryOp) on the CPU with NumPy broadcasting.
 //
-// Dimensions are first coalesced (neighbours merged when both inputs broadcast them alike), so
-// the inner loop runs over the longest possible stretch with each input either contiguous or
-// fixed. Integers wrap modulo 2^n. float16 and bfloat16 compute in float and round once: float
-// carries more than 2p + 2 bits of their precision p, so the result is the correctly rounded one.
-#include <vector>
+// Integers wrap modulo 2^n. float16 and bfloat16 compute in float and round once: float carries
+// at least 2p + 2 bits of their precision p, so sums, differences, products and quotients come out
+// correctly rounded (fmod is exact). Every float operation is one IEEE operation (the build keeps
+// the compiler from contracting or reassociating).
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <type_traits>
 
 #include "cpu_backend.hpp"
+#include "cpu_broadcast.hpp"
 #include "cpu_types.hpp"
 #include "gguftool/half.hpp"
 #include "gguftool/parallel.hpp"
@@ -14,136 +19,215 @@
 namespace gguftool::runtime::cpu {
 namespace {
 
-struct Plan {
-    std::vector<uint64_t> dims;                // coalesced output dims
-    std::vector<uint64_t> stride_a, stride_b;  // element strides (0 where broadcast)
-};
+template <class T>
+inline constexpr bool kHalf = std::is_same_v<T, F16> || std::is_same_v<T, BF16>;
+template <class T>
+inline constexpr bool kFloat = kHalf<T> || std::is_floating_point_v<T>;
+template <class T>
+inline constexpr bool kInt = std::is_integral_v<T>;  // Bool is a struct, not integral
 
-Plan plan(const Shape &a, const Shape &b, const Shape &y) {
-    const size_t rank = y.size();
-    std::vector<uint64_t> da(rank), db(rank);
-    for (size_t i = 0; i < rank; ++i) {
-        da[i] = i < rank - a.size() ? 1 : uint64_t(a[i - (rank - a.size())]);
-        db[i] = i < rank - b.size() ? 1 : uint64_t(b[i - (rank - b.size())]);
-    }
-    // Merge dims of size 1 away and neighbours with the same broadcast pattern.
-    std::vector<uint64_t> dims, pa, pb;  // pa/pb: 1 when that input has the full dim
-    for (size_t i = 0; i < rank; ++i) {
-        const uint64_t d = uint64_t(y[i]);
-        if (d == 1) continue;
-        const uint64_t fa = da[i] == d, fb = db[i] == d;
-        if (!dims.empty() && pa.back() == fa && pb.back() == fb) {
-            dims.back() *= d;
-        } else {
-            dims.push_back(d);
-            pa.push_back(fa);
-            pb.push_back(fb);
-        }
-    }
-    if (dims.empty()) {
-        dims.push_back(1);
-        pa.push_back(1);
-        pb.push_back(1);
-    }
-    Plan p;
-    p.dims = dims;
-    p.stride_a.resize(dims.size());
-    p.stride_b.resize(dims.size());
-    uint64_t sa = 1, sb = 1;
-    for (size_t i = dims.size(); i-- > 0;) {
-        p.stride_a[i] = pa[i] ? sa : 0;
-        p.stride_b[i] = pb[i] ? sb : 0;
-        if (pa[i]) sa *= dims[i];
-        if (pb[i]) sb *= dims[i];
-    }
-    return p;
+// Halves as float for computing; other types as they are.
+inline float value(F16 v) {
+    return fp16_to_f32(v.bits);
+}
+inline float value(BF16 v) {
+    return bf16_to_f32(v.bits);
+}
+template <class T>
+requires(!kHalf<T>) inline T value(T v) {
+    return v;
 }
 
-template <class T, class Op>
-inline T apply(T a, T b, Op op) {
+// f(a, b) computed in float for halves (rounded once back), modulo 2^n for integers.
+template <class T, class F>
+inline T arith(T a, T b, F f) {
     if constexpr (std::is_same_v<T, F16>) {
-        return F16{f32_to_fp16(op(fp16_to_f32(a.bits), fp16_to_f32(b.bits)))};
+        return F16{f32_to_fp16(f(value(a), value(b)))};
     } else if constexpr (std::is_same_v<T, BF16>) {
-        return BF16{f32_to_bf16(op(bf16_to_f32(a.bits), bf16_to_f32(b.bits)))};
-    } else if constexpr (std::is_integral_v<T>) {
+        return BF16{f32_to_bf16(f(value(a), value(b)))};
+    } else if constexpr (kInt<T>) {
         // Unsigned and at least 32 bits wide: wraps without undefined behaviour (narrower types
         // would be promoted to int, where 65535 * 65535 overflows).
         using U = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
-        return T(U(op(U(a), U(b))));
+        return T(U(f(U(a), U(b))));
     } else {
-        return op(a, b);
+        return f(a, b);
     }
 }
 
-// Elements [begin, end) of the output.
-template <class T, class Op>
-void run_range(const Plan &p, const T *a, const T *b, T *y, uint64_t begin, uint64_t end, Op op) {
-    const size_t r = p.dims.size();
-    const uint64_t inner = p.dims[r - 1];
-    const uint64_t ia = p.stride_a[r - 1], ib = p.stride_b[r - 1];
-    uint64_t pos = begin;
-    while (pos < end) {
-        // Offsets of the row holding `pos`.
-        uint64_t rest = pos / inner, oa = 0, ob = 0;
-        for (size_t d = r - 1; d-- > 0;) {
-            const uint64_t k = rest % p.dims[d];
-            rest /= p.dims[d];
-            oa += k * p.stride_a[d];
-            ob += k * p.stride_b[d];
-        }
-        const uint64_t col = pos % inner;
-        const uint64_t n = std::min(inner - col, end - pos);
-        const T *ra = a + oa + col * ia;
-        const T *rb = b + ob + col * ib;
-        T *ry = y + pos;
-        if (ia && ib) {
-            for (uint64_t i = 0; i < n; ++i) ry[i] = apply(ra[i], rb[i], op);
-        } else if (ia) {
-            const T vb = rb[0];
-            for (uint64_t i = 0; i < n; ++i) ry[i] = apply(ra[i], vb, op);
-        } else if (ib) {
-            const T va = ra[0];
-            for (uint64_t i = 0; i < n; ++i) ry[i] = apply(va, rb[i], op);
-        } else {
-            const T v = apply(ra[0], rb[0], op);
-            for (uint64_t i = 0; i < n; ++i) ry[i] = v;
-        }
-        pos += n;
+// Integer division and remainders; b is not 0 (checked before). Powers of two (the lowering's
+// field extraction) take a shift or a mask instead of a division.
+template <class T>
+inline T int_div(T a, T b) {
+    if constexpr (std::is_signed_v<T>) {
+        if (b == -1) return T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(a));  // wraps
+    } else {
+        if ((b & (b - 1)) == 0) return T(a >> std::countr_zero(b));
+    }
+    return T(a / b);  // C++ truncates toward zero
+}
+template <class T>
+inline T int_fmod(T a, T b) {
+    if constexpr (std::is_signed_v<T>)
+        if (b == -1) return 0;  // minimum % -1 would overflow
+    return T(a % b);            // the dividend's sign
+}
+template <class T>
+inline T int_mod(T a, T b) {
+    if (b > 0 && (b & (b - 1)) == 0) return T(a & (b - 1));  // two's complement: the floor mod
+    const T r = int_fmod(a, b);
+    if constexpr (std::is_signed_v<T>)
+        if (r != 0 && (r < 0) != (b < 0)) return T(r + b);  // the divisor's sign
+    return r;
+}
+
+template <class T>
+inline T min_of(T a, T b) {
+    if constexpr (kInt<T>) {
+        return b < a ? b : a;
+    } else {
+        const auto x = value(a), y = value(b);
+        if (std::isnan(x)) return a;
+        if (std::isnan(y)) return b;
+        if (x == y) return std::signbit(x) ? a : b;  // -0 below +0
+        return y < x ? b : a;
     }
 }
 
 template <class T>
-void run_typed(BinaryOp op, const Plan &p, const T *a, const T *b, T *y, uint64_t begin,
-               uint64_t end) {
+inline Bool equal(T a, T b) {
+    if constexpr (std::is_same_v<T, Bool>)
+        return Bool{uint8_t((a.v != 0) == (b.v != 0))};
+    else
+        return Bool{uint8_t(value(a) == value(b))};
+}
+
+template <class T>
+inline T shift(T a, T b, bool left) {
+    if (b >= sizeof(T) * 8) return T(0);
+    return left ? T(a << b) : T(a >> b);
+}
+
+// Output elements [begin, end) of y = f(a, b).
+template <class T, class R, class F>
+void run_rows(const BroadcastPlan<2> &p, const T *a, const T *b, R *y, uint64_t begin, uint64_t end,
+              F f) {
+    for_each_run(p, begin, end, [&](const std::array<uint64_t, 2> &off, uint64_t pos, uint64_t n) {
+        const T *ra = a + off[0];
+        const T *rb = b + off[1];
+        R *ry = y + pos;
+        if (p.inner[0] && p.inner[1]) {
+            for (uint64_t i = 0; i < n; ++i) ry[i] = f(ra[i], rb[i]);
+        } else if (p.inner[0]) {
+            const T vb = rb[0];
+            for (uint64_t i = 0; i < n; ++i) ry[i] = f(ra[i], vb);
+        } else if (p.inner[1]) {
+            const T va = ra[0];
+            for (uint64_t i = 0; i < n; ++i) ry[i] = f(va, rb[i]);
+        } else {
+            const R v = f(ra[0], rb[0]);
+            for (uint64_t i = 0; i < n; ++i) ry[i] = v;
+        }
+    });
+}
+
+[[noreturn]] void unsupported(BinaryOp op, DataType t) {
+    throw Error(fmt::format("binary operator {} does not take {}", int(op), dtype_name(t)));
+}
+
+template <class T>
+void run_typed(BinaryOp op, DataType dtype, const BroadcastPlan<2> &p, const T *a, const T *b,
+               uint8_t *y, uint64_t begin, uint64_t end) {
+    T *yt = reinterpret_cast<T *>(y);
+    const auto rows = [&](auto f) { run_rows(p, a, b, yt, begin, end, f); };
+    constexpr bool numeric = kInt<T> || kFloat<T>;
     switch (op) {
         case BinaryOp::add:
-            return run_range(p, a, b, y, begin, end, [](auto u, auto v) { return u + v; });
+            if constexpr (numeric)
+                return rows(
+                    [](T u, T v) { return arith(u, v, [](auto s, auto t) { return s + t; }); });
+            break;
         case BinaryOp::sub:
-            return run_range(p, a, b, y, begin, end, [](auto u, auto v) { return u - v; });
+            if constexpr (numeric)
+                return rows(
+                    [](T u, T v) { return arith(u, v, [](auto s, auto t) { return s - t; }); });
+            break;
         case BinaryOp::mul:
-            return run_range(p, a, b, y, begin, end, [](auto u, auto v) { return u * v; });
+            if constexpr (numeric)
+                return rows(
+                    [](T u, T v) { return arith(u, v, [](auto s, auto t) { return s * t; }); });
+            break;
+        case BinaryOp::div:
+            if constexpr (kInt<T>)
+                return rows([](T u, T v) { return int_div(u, v); });
+            else if constexpr (kFloat<T>)
+                return rows(
+                    [](T u, T v) { return arith(u, v, [](auto s, auto t) { return s / t; }); });
+            break;
+        case BinaryOp::mod:
+            if constexpr (kInt<T>) return rows([](T u, T v) { return int_mod(u, v); });
+            break;
+        case BinaryOp::fmod:
+            if constexpr (kInt<T>)
+                return rows([](T u, T v) { return int_fmod(u, v); });
+            else if constexpr (kFloat<T>)
+                return rows([](T u, T v) {
+                    return arith(u, v, [](auto s, auto t) { return std::fmod(s, t); });
+                });
+            break;
+        case BinaryOp::min:
+            if constexpr (numeric) return rows([](T u, T v) { return min_of(u, v); });
+            break;
+        case BinaryOp::bitwise_and:
+            if constexpr (kInt<T>) return rows([](T u, T v) { return T(u & v); });
+            break;
+        case BinaryOp::shift_left:
+            if constexpr (kInt<T> && std::is_unsigned_v<T>)
+                return rows([](T u, T v) { return shift(u, v, true); });
+            break;
+        case BinaryOp::shift_right:
+            if constexpr (kInt<T> && std::is_unsigned_v<T>)
+                return rows([](T u, T v) { return shift(u, v, false); });
+            break;
+        case BinaryOp::equal:
+            return run_rows(p, a, b, reinterpret_cast<Bool *>(y), begin, end,
+                            [](T u, T v) { return equal(u, v); });
+    }
+    unsupported(op, dtype);
+}
+
+// The first zero of an integer divisor, for div, mod and fmod.
+void check_divisor(BinaryOp op, const DeviceTensor &b) {
+    if (op != BinaryOp::div && op != BinaryOp::mod && op != BinaryOp::fmod) return;
+    if (!is_integer(b.dtype)) return;
+    const uint8_t *p = bytes(b);
+    const size_t es = dtype_size(b.dtype);
+    const uint64_t n = b.elements();
+    for (uint64_t i = 0; i < n; ++i) {
+        bool zero = true;
+        for (size_t k = 0; k < es && zero; ++k) zero = p[i * es + k] == 0;
+        if (zero)
+            throw Error(fmt::format("integer {} by zero (element {} of input B is 0)",
+                                    op == BinaryOp::div ? "division" : "modulo", i));
     }
 }
 
 }  // namespace
 
-void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y,
-            unsigned threads) {
+void CpuBackend::binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
+                        DeviceTensor &y) {
     const uint64_t n = y.elements();
     if (n == 0) return;
-    const Plan p = plan(a.shape, b.shape, y.shape);
+    check_divisor(op, b);  // every element of b is used
+    const BroadcastPlan<2> p = broadcast_plan<2>({&a.shape, &b.shape}, y.shape);
     const uint8_t *pa = bytes(a), *pb = bytes(b);
     uint8_t *py = mutable_bytes(y);
-    with_type(y.dtype, [&](auto tag) {
+    with_type(a.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if constexpr (std::is_same_v<T, Bool>) {
-            throw Error("bool is not a numeric type");
-        } else {
-            parallel_for(n, threads, kGrain, [&](uint64_t begin, uint64_t end) {
-                run_typed(op, p, reinterpret_cast<const T *>(pa), reinterpret_cast<const T *>(pb),
-                          reinterpret_cast<T *>(py), begin, end);
-            });
-        }
+        parallel_for(n, threads_, kGrain, [&](uint64_t begin, uint64_t end) {
+            run_typed(op, a.dtype, p, reinterpret_cast<const T *>(pa),
+                      reinterpret_cast<const T *>(pb), py, begin, end);
+        });
     });
 }
 

@@ -56,6 +56,48 @@ std::optional<int64_t> index_at(DataType t, const uint8_t *p, uint64_t i) {
     return int64_t(d);
 }
 
+// Calls f(I{}) with I the C++ type of an INT32 or INT64 index tensor.
+template <class F>
+void with_index_type(DataType t, F &&f) {
+    if (t == DataType::int64) return f(int64_t{});
+    if (t == DataType::int32) return f(int32_t{});
+    throw Error(fmt::format("indices must be int32 or int64, not {}", dtype_name(t)));
+}
+
+// Gather's index rule: an index in [0, size), or in [-size, 0) counting from the end when
+// `negative` (Gather-11); anything else is an error naming it.
+struct IndexRange {
+    int64_t size;
+    bool negative;
+    size_t axis;
+
+    uint64_t row(int64_t k, uint64_t j) const {
+        const int64_t given = k;
+        if (k < 0 && negative) k += size;
+        if (uint64_t(k) < uint64_t(size)) return uint64_t(k);
+        throw Error(
+            fmt::format("index {} (element {} of indices) is out of range for axis {} "
+                        "of size {}",
+                        given, j, axis, size));
+    }
+};
+
+// Gather's copy: y[o, j, :] = data[o, indices[j], :] for the (o, j) in [b, e) (row-major). Rows
+// of `row` bytes; kRow is that size when fixed, else 0.
+template <size_t kRow, class I>
+void gather_rows(const IndexRange &range, const uint8_t *src, const I *idx, uint8_t *dst,
+                 uint64_t n, uint64_t row, uint64_t b, uint64_t e) {
+    const uint64_t bytes = kRow ? kRow : row;
+    const uint64_t block_bytes = uint64_t(range.size) * bytes;
+    uint64_t j = b % n;
+    const uint8_t *block = src + (b / n) * block_bytes;  // data[o]
+    uint8_t *out = dst + b * bytes;
+    for (uint64_t u = b; u < e; ++u, out += bytes) {
+        std::memcpy(out, block + range.row(int64_t(idx[j]), j) * bytes, size_t(bytes));
+        if (++j == n) j = 0, block += block_bytes;
+    }
+}
+
 // Fills n elements of size `es` with the value at `v`.
 void fill(uint8_t *dst, uint64_t n, const uint8_t *v, size_t es) {
     switch (es) {
@@ -115,37 +157,42 @@ void CpuBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
 
 void CpuBackend::gather(size_t axis, bool negative_indices, const DeviceTensor &data,
                         const DeviceTensor &indices, DeviceTensor &y) {
-    const int64_t size = data.shape[axis];
+    const IndexRange range{data.shape[axis], negative_indices, axis};
     const uint64_t n = indices.elements();
-    std::vector<uint64_t> rows(static_cast<size_t>(n));
     const uint8_t *ip = bytes(indices);
-    for (uint64_t j = 0; j < n; ++j) {
-        int64_t k = indices.dtype == DataType::int64 ? reinterpret_cast<const int64_t *>(ip)[j]
-                                                     : reinterpret_cast<const int32_t *>(ip)[j];
-        const int64_t given = k;
-        if (k < 0 && negative_indices) k += size;
-        if (k < 0 || k >= size)
-            throw Error(
-                fmt::format("index {} (element {} of indices) is out of range for axis {} "
-                            "of size {}",
-                            given, j, axis, size));
-        rows[size_t(j)] = uint64_t(k);
-    }
-    if (y.elements() == 0) return;
-    uint64_t outer = 1, inner = dtype_size(data.dtype);
-    for (size_t d = 0; d < axis; ++d) outer *= uint64_t(data.shape[d]);
-    for (size_t d = axis + 1; d < data.shape.size(); ++d) inner *= uint64_t(data.shape[d]);
-    const uint8_t *src = bytes(data);
-    uint8_t *dst = mutable_bytes(y);
-    parallel_for(outer * n, threads_, std::max<uint64_t>(1, (kGrain * 4) / inner),
-                 [&](uint64_t b, uint64_t e) {
-                     for (uint64_t u = b; u < e; ++u) {
-                         const uint64_t o = u / n, j = u % n;
-                         std::memcpy(dst + u * inner,
-                                     src + (o * uint64_t(size) + rows[size_t(j)]) * inner,
-                                     size_t(inner));
-                     }
-                 });
+    with_index_type(indices.dtype, [&](auto tag) {
+        using I = decltype(tag);
+        const I *idx = reinterpret_cast<const I *>(ip);
+        if (y.elements() == 0) {  // nothing to copy, but every index is still checked
+            parallel_for(n, threads_, kGrain, [&](uint64_t b, uint64_t e) {
+                for (uint64_t j = b; j < e; ++j) range.row(int64_t(idx[j]), j);
+            });
+            return;
+        }
+        uint64_t outer = 1, row = dtype_size(data.dtype);  // row: bytes per index
+        for (size_t d = 0; d < axis; ++d) outer *= uint64_t(data.shape[d]);
+        for (size_t d = axis + 1; d < data.shape.size(); ++d) row *= uint64_t(data.shape[d]);
+        const uint8_t *src = bytes(data);
+        uint8_t *dst = mutable_bytes(y);
+        // Ranges in order: the first that throws holds the first bad index (at o = 0).
+        parallel_for(outer * n, threads_, std::max<uint64_t>(1, (kGrain * 4) / row),
+                     [&](uint64_t b, uint64_t e) {
+                         switch (row) {
+                             case 1:
+                                 return gather_rows<1>(range, src, idx, dst, n, row, b, e);
+                             case 2:
+                                 return gather_rows<2>(range, src, idx, dst, n, row, b, e);
+                             case 4:
+                                 return gather_rows<4>(range, src, idx, dst, n, row, b, e);
+                             case 8:
+                                 return gather_rows<8>(range, src, idx, dst, n, row, b, e);
+                             case 16:
+                                 return gather_rows<16>(range, src, idx, dst, n, row, b, e);
+                             default:
+                                 return gather_rows<0>(range, src, idx, dst, n, row, b, e);
+                         }
+                     });
+    });
 }
 
 void CpuBackend::concat(size_t axis, std::span<const DeviceTensor> inputs, DeviceTensor &y) {

@@ -59,4 +59,21 @@ decltype(auto) with_type(DataType t, F &&f) {
     throw Error("unsupported element type");
 }
 
+// Calls f(W{}) with W the unsigned integer of `bytes` bytes (1, 2, 4 or 8): for kernels that move
+// elements without looking at their values.
+template <class F>
+decltype(auto) with_word(size_t bytes, F &&f) {
+    switch (bytes) {
+        case 1:
+            return f(uint8_t{});
+        case 2:
+            return f(uint16_t{});
+        case 4:
+            return f(uint32_t{});
+        case 8:
+            return f(uint64_t{});
+    }
+    throw Error("unsupported element size");
+}
+
 }  // namespace gguftool::runtime::cpu
