@@ -473,6 +473,32 @@ TEST(Equal, OutputsBoolForEveryType) {
                "node \"n\" (Equal-19): inputs A (int32) and B (uint32) must have the same type");
 }
 
+// bfloat16 through the operators that take it (computed in float, exact here).
+TEST(Bfloat16, ModMinEqualWhere) {
+    const auto bf = [](std::vector<uint16_t> v) {
+        return tensor(DataType::bfloat16, {int64_t(v.size())}, v);
+    };
+    // fmod(5.5, 2) = 1.5, fmod(-3, 2) = -1.
+    EXPECT_EQ(run2(one_node("Mod", 13, 2, {attr_int("fmod", 1)}), bf({0x40b0, 0xc040}),
+                   bf({0x4000, 0x4000}))
+                  .to_vector<uint16_t>(),
+              (std::vector<uint16_t>{0x3fc0, 0xbf80}));
+    EXPECT_EQ(
+        run2(one_node("Min", 13, 2), bf({0x3f80, 0x7fc1, 0x0000}), bf({0xbf80, 0x3f80, 0x8000}))
+            .to_vector<uint16_t>(),
+        (std::vector<uint16_t>{0xbf80, 0x7fc1, 0x8000}));
+    EXPECT_EQ(
+        run2(one_node("Equal", 13, 2), bf({0x8000, 0x7fc0, 0x4000}), bf({0x0000, 0x7fc0, 0x4000}))
+            .to_vector<uint8_t>(),
+        (std::vector<uint8_t>{1, 0, 1}));
+    EXPECT_EQ(run1(one_node("Where", 16, 3),
+                   {{"a", tensor(DataType::bool_, {2}, std::vector<uint8_t>{1, 0})},
+                    {"b", bf({0x3f80, 0x4000})},
+                    {"c", bf({0x8000})}})
+                  .to_vector<uint16_t>(),
+              (std::vector<uint16_t>{0x3f80, 0x8000}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Neg
 
