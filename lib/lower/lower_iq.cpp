@@ -381,24 +381,27 @@ Value lower_iq1_m(Builder &b, const Value &blocks) {
 
 namespace {
 
-// The code-book values of UINT8 codes [..., 16]: [..., 2, 16], the low nibbles' values, then the
-// high nibbles' (kvalues_iq4nl, exact).
-Value iq4_values(Builder &b, const Value &codes, int64_t rank) {
+// The code-book values of rows of 16 code bytes q[0..15] (UINT8 `codes`, any shape of 16 bytes per
+// row): [rows, 2, 16], element j the value of q[j]'s low nibble, element 16 + j its high nibble's
+// (kvalues_iq4nl, exact). One Gather per byte gives the pair (low, high) [16, rows, 2] from the
+// bytes by position [16, rows]; both Transposes are single 2-D ones (onnxruntime splits a batch of
+// small transposes into one task each, which multiplies their cost by a thousand on two threads).
+Value iq4_values(Builder &b, const Value &codes) {
     const Value table = float_rows(b, "iq4nl_values_by_byte", 256, 2, [](int q) {
         return std::vector<float>{float(cb::kvalues_iq4nl[q & 15]),
                                   float(cb::kvalues_iq4nl[q >> 4])};
     });
-    std::vector<int64_t> perm;
-    for (int64_t i = 0; i < rank - 1; ++i) perm.push_back(i);
-    perm.insert(perm.end(), {rank, rank - 1});
-    return b.transpose(b.gather(table, as_index(b, codes)), perm);
+    constexpr int64_t kBytes = sizeof(BlockIq4_NL::qs);
+    const Value by_position = b.transpose(b.reshape(codes, {-1, kBytes}), {1, 0});  // [16, rows]
+    const Value values = b.gather(table, as_index(b, by_position));                 // [16, rows, 2]
+    return b.transpose(values, {1, 2, 0});
 }
 
 }  // namespace
 
 Value lower_iq4_nl(Builder &b, const Value &blocks) {
     using B = BlockIq4_NL;
-    const Value q = iq4_values(b, b.bytes(blocks, offsetof(B, qs), sizeof(B::qs)), 2);
+    const Value q = iq4_values(b, b.bytes(blocks, offsetof(B, qs), sizeof(B::qs)));
     return b.mul(b.reshape(q, {-1, 2 * int64_t(sizeof(B::qs))}),
                  f16_field(b, blocks, offsetof(B, d)));
 }
@@ -407,10 +410,8 @@ Value lower_iq4_nl(Builder &b, const Value &blocks) {
 // dl = d * (ls - 32).
 Value lower_iq4_xs(Builder &b, const Value &blocks) {
     using B = BlockIq4_XS;
-    constexpr int64_t kBytesPerSub = sizeof(B::qs) / kSubBlocks;
-    const Value codes =
-        b.reshape(b.bytes(blocks, offsetof(B, qs), sizeof(B::qs)), {-1, kSubBlocks, kBytesPerSub});
-    const Value q = iq4_values(b, codes, 3);  // [nb, 8, 2, 16]
+    static_assert(sizeof(B::qs) == kSubBlocks * sizeof(BlockIq4_NL::qs));
+    const Value q = iq4_values(b, b.bytes(blocks, offsetof(B, qs), sizeof(B::qs)));
     const Value high_table = int32_rows(b, "iq4xs_scale_high_by_byte", 256, 4, [](int r) {
         std::vector<int32_t> row;  // bits 2k..2k+1 as scale bits 4..5
         for (int k = 0; k < 4; ++k) row.push_back(((r >> (2 * k)) & 3) << 4);
