@@ -7,7 +7,8 @@
 //   npy_reader      .npy encodings of small tensors of every dtype
 //   tensor_proto    the .pb inputs and outputs of the ONNX node tests: testdata/node-tests, and
 //                   those of SHARED_DIR/onnx-node-tests (../shared) not also there, when present
-//   onnx_model      the node tests' model.onnx files and small to-onnx exports in every mode
+//   onnx_model      the node tests' model.onnx files and small to-onnx exports in every mode,
+//                   and lowered to opset 26
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -169,6 +170,15 @@ void export_seeds(const fs::path &gguf_dir, const fs::path &dir) {
                                         .string();
             onnx_export::export_model(model, out, o);
         }
+        if (!traits(t.type).quantized) continue;
+        // Lowered to standard operators at opset 26, as `to-onnx --opset 26` writes it (BitCast for
+        // the f16 scales: no 256 KiB table, so the seeds stay small).
+        onnx_export::Options o;
+        o.tensor_globs = {std::string(t.name)};
+        o.max_array = 2;
+        o.opset = 26;
+        onnx_export::export_model(
+            model, (dir / (std::string(t.name.substr(2)) + "-lowered26.onnx")).string(), o);
     }
 }
 

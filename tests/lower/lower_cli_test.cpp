@@ -103,6 +103,15 @@ TEST(LowerCli, RefusesANodeWhoseMeaningChangesAtTheTargetOpset) {
     EXPECT_FALSE(fs::exists(dir.file("out.onnx")));
 }
 
+TEST(LowerCli, ListedByHelpAndHandedToTheOnnxProgram) {
+    const RunResult help = run_gguftool({"--help"});
+    EXPECT_EQ(help.status, 0);
+    EXPECT_NE(help.out.find("lower"), std::string::npos) << help.out;
+    const RunResult sub = run_gguftool({"lower", "--help"});
+    EXPECT_EQ(sub.status, 0);
+    EXPECT_NE(sub.out.find("--opset"), std::string::npos) << sub.out;
+}
+
 TEST(LowerCli, BadFilesAndUsage) {
     TempDir dir;
     { std::ofstream(dir.file("junk.onnx")) << "not a model"; }
