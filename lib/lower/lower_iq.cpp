@@ -11,8 +11,8 @@
 //   signed values (a 64 KiB table), times db.
 // - iq1: one key per group, grid index | shift sign << 11, selects its 8 values grid + shift (exact
 //   sums; a 128 KiB table), times dl.
-// - iq4: each byte selects its two code-book values (low, high nibble), a Transpose puts the low
-//   nibbles' values before the high ones', times the scale.
+// - iq4: a key per pair of neighbouring elements (their two nibbles, from two bytes) selects their
+//   code-book values, times the scale.
 // Integer work (keys, scales) is per group or per sub-block. Bit fields that straddle bytes come
 // from per-byte tables or 16-bit windows, on shapes not ending in 1: onnxruntime runs integer
 // arithmetic and broadcasts over an inner dimension of 1 element by element.
@@ -56,32 +56,27 @@ constexpr int64_t count_of(const Array &) {
     return int64_t(std::extent_v<Array>);
 }
 
-Value int32_table(Builder &b, const std::string &name, const std::vector<int64_t> &dims,
-                  const std::vector<int32_t> &values) {
-    return b.table(name, kI32, dims, [&] {
-        return std::string(reinterpret_cast<const char *>(values.data()),
-                           values.size() * sizeof(int32_t));
+// A table of the model (shared by name): `rows` rows of `width` values of T (float or int32_t),
+// row r = f(r).
+template <class T, class F>
+Value rows_table(Builder &b, const std::string &name, int64_t rows, int64_t width, F f) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, int32_t>);
+    return b.table(name, std::is_same_v<T, float> ? kF32 : kI32, {rows, width}, [&] {
+        std::vector<T> v;
+        for (int64_t r = 0; r < rows; ++r) {
+            const std::vector<T> row = f(int(r));
+            v.insert(v.end(), row.begin(), row.end());
+        }
+        return std::string(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T));
     });
 }
-
-// A table of `rows` rows of `width`, row r = f(r) (a vector of `width` values).
 template <class F>
 Value float_rows(Builder &b, const std::string &name, int64_t rows, int64_t width, F f) {
-    std::vector<float> v;
-    for (int64_t r = 0; r < rows; ++r) {
-        const std::vector<float> row = f(int(r));
-        v.insert(v.end(), row.begin(), row.end());
-    }
-    return float_table(b, name, {rows, width}, v);
+    return rows_table<float>(b, name, rows, width, f);
 }
 template <class F>
 Value int32_rows(Builder &b, const std::string &name, int64_t rows, int64_t width, F f) {
-    std::vector<int32_t> v;
-    for (int64_t r = 0; r < rows; ++r) {
-        const std::vector<int32_t> row = f(int(r));
-        v.insert(v.end(), row.begin(), row.end());
-    }
-    return int32_table(b, name, {rows, width}, v);
+    return rows_table<int32_t>(b, name, rows, width, f);
 }
 
 // Byte j of a grid entry (element j).
@@ -97,8 +92,8 @@ std::vector<float> signs_of(unsigned s) {
     return row;
 }
 
-// [..., k] from the columns of a [..., k] UINT8 tensor, each as `dtype` [...] (the last axis
-// split).
+// The k columns of the UINT8 tensor x viewed as `shape` (last dimension k), each as `dtype` of
+// `shape` without its last dimension.
 std::vector<Value> columns(Builder &b, const Value &x, const std::vector<int64_t> &shape,
                            DataType dtype) {
     std::vector<int64_t> column_shape(shape.begin(), shape.end() - 1);
@@ -382,19 +377,27 @@ Value lower_iq1_m(Builder &b, const Value &blocks) {
 namespace {
 
 // The code-book values of rows of 16 code bytes q[0..15] (UINT8 `codes`, any shape of 16 bytes per
-// row): [rows, 2, 16], element j the value of q[j]'s low nibble, element 16 + j its high nibble's
-// (kvalues_iq4nl, exact). One Gather per byte gives the pair (low, high) [16, rows, 2] from the
-// bytes by position [16, rows]; both Transposes are single 2-D ones (onnxruntime splits a batch of
-// small transposes into one task each, which multiplies their cost by a thousand on two threads).
+// row; low nibbles: elements 0..15, high nibbles: 16..31), [rows, 2, 8, 2] in element order. One
+// Gather per pair of neighbouring elements: elements (2k, 2k + 1) have the key lo(q[2k]) |
+// lo(q[2k + 1]) << 4, elements (16 + 2k, 17 + 2k) the key hi(q[2k]) | hi(q[2k + 1]) << 4, which
+// selects (kvalues_iq4nl[key & 15], kvalues_iq4nl[key >> 4]) (exact). The keys are formed in bytes
+// (the nibbles are disjoint bits, so their sum is their OR). (A Gather by byte and a Transpose of
+// [rows, 16, 2] is no faster on one thread and 50x slower on two: onnxruntime runs such a batched
+// Transpose as one task per row.)
 Value iq4_values(Builder &b, const Value &codes) {
-    const Value table = float_rows(b, "iq4nl_values_by_byte", 256, 2, [](int q) {
+    const Value table = float_rows(b, "iq4nl_values_by_nibble_pair", 256, 2, [](int q) {
         return std::vector<float>{float(cb::kvalues_iq4nl[q & 15]),
                                   float(cb::kvalues_iq4nl[q >> 4])};
     });
-    constexpr int64_t kBytes = sizeof(BlockIq4_NL::qs);
-    const Value by_position = b.transpose(b.reshape(codes, {-1, kBytes}), {1, 0});  // [16, rows]
-    const Value values = b.gather(table, as_index(b, by_position));                 // [16, rows, 2]
-    return b.transpose(values, {1, 2, 0});
+    constexpr int64_t kPairs = sizeof(BlockIq4_NL::qs) / 2;
+    const std::vector<Value> pair = columns(b, codes, {-1, kPairs, 2}, kU8);  // [rows, 8] each
+    const Value &even = pair[0], &odd = pair[1];
+    const Value low = b.add(b.low_bits(even, kU8, 4), b.shift_left(odd, kU8, 4));
+    const Value high =
+        b.add(b.shift_right(even, kU8, 4), b.shift_left(b.shift_right(odd, kU8, 4), kU8, 4));
+    const Value keys =
+        b.concat({b.reshape(low, {-1, 1, kPairs}), b.reshape(high, {-1, 1, kPairs})}, 1);
+    return b.gather(table, as_index(b, keys));
 }
 
 }  // namespace
