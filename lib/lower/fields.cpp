@@ -109,6 +109,24 @@ Value nibbles(Builder &b, const Value &bytes, int64_t axis) {
         {b.low_bits(bytes, DataType::uint8, 4), b.shift_right(bytes, DataType::uint8, 4)}, axis);
 }
 
+Value nibble_pair_values(Builder &b, const Value &codes, int64_t n, const std::string &name,
+                         const float (&book)[16]) {
+    const DataType u8 = DataType::uint8;
+    std::vector<float> pairs;
+    for (int key = 0; key < 256; ++key) pairs.insert(pairs.end(), {book[key & 15], book[key >> 4]});
+    const Value table = float_table(b, name, {256, 2}, pairs);
+    const Value rows = b.reshape(codes, {-1, n / 2, 2});
+    const Value even = b.reshape(b.slice(rows, 2, 0, 1), {-1, n / 2});
+    const Value odd = b.reshape(b.slice(rows, 2, 1, 2), {-1, n / 2});
+    // The nibbles are disjoint bits, so their sum is their OR; the left shift drops the high ones.
+    const Value low = b.add(b.low_bits(even, u8, 4), b.shift_left(odd, u8, 4));
+    const Value high =
+        b.add(b.shift_right(even, u8, 4), b.shift_left(b.shift_right(odd, u8, 4), u8, 4));
+    const Value keys =
+        b.concat({b.reshape(low, {-1, 1, n / 2}), b.reshape(high, {-1, 1, n / 2})}, 1);
+    return b.gather(table, as_index(b, keys));
+}
+
 Value e8m0_half(Builder &b, const Value &codes) {
     const Value table = float_table(b, "e8m0_half", {256}, [] {
         std::vector<float> v(256);

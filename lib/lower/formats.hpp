@@ -75,6 +75,14 @@ Value nibbles(Builder &b, const Value &bytes, int64_t axis);
 inline Value as_index(Builder &b, const Value &x) {
     return b.cast(x, DataType::int32);
 }
+// The code-book values of rows of `n` code bytes (n even) whose low nibbles are elements 0..n-1 and
+// high nibbles elements n..2n-1 (iq4_nl, iq4_xs, mxfp4, nvfp4): FLOAT [rows, 2, n/2, 2] in element
+// order. One Gather per pair of neighbouring elements, keyed by their two nibbles formed in bytes,
+// from the [256, 2] table `name` of (book[key & 15], book[key >> 4]). (A Gather per byte and a
+// Transpose of [rows, n, 2] is no faster on one thread and 50x slower on two: onnxruntime runs such
+// a batched Transpose as one task per row.)
+Value nibble_pair_values(Builder &b, const Value &codes, int64_t n, const std::string &name,
+                         const float (&book)[16]);
 // A FLOAT lookup table of the model, shared by name: values[i] for index i.
 Value float_table(Builder &b, const std::string &name, const std::vector<int64_t> &dims,
                   const std::vector<float> &values);

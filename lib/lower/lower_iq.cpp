@@ -376,28 +376,15 @@ Value lower_iq1_m(Builder &b, const Value &blocks) {
 
 namespace {
 
-// The code-book values of rows of 16 code bytes q[0..15] (UINT8 `codes`, any shape of 16 bytes per
-// row; low nibbles: elements 0..15, high nibbles: 16..31), [rows, 2, 8, 2] in element order. One
-// Gather per pair of neighbouring elements: elements (2k, 2k + 1) have the key lo(q[2k]) |
-// lo(q[2k + 1]) << 4, elements (16 + 2k, 17 + 2k) the key hi(q[2k]) | hi(q[2k + 1]) << 4, which
-// selects (kvalues_iq4nl[key & 15], kvalues_iq4nl[key >> 4]) (exact). The keys are formed in bytes
-// (the nibbles are disjoint bits, so their sum is their OR). (A Gather by byte and a Transpose of
-// [rows, 16, 2] is no faster on one thread and 50x slower on two: onnxruntime runs such a batched
-// Transpose as one task per row.)
+// The code-book values of rows of 16 code bytes, [rows, 2, 8, 2] in element order.
 Value iq4_values(Builder &b, const Value &codes) {
-    const Value table = float_rows(b, "iq4nl_values_by_nibble_pair", 256, 2, [](int q) {
-        return std::vector<float>{float(cb::kvalues_iq4nl[q & 15]),
-                                  float(cb::kvalues_iq4nl[q >> 4])};
-    });
-    constexpr int64_t kPairs = sizeof(BlockIq4_NL::qs) / 2;
-    const std::vector<Value> pair = columns(b, codes, {-1, kPairs, 2}, kU8);  // [rows, 8] each
-    const Value &even = pair[0], &odd = pair[1];
-    const Value low = b.add(b.low_bits(even, kU8, 4), b.shift_left(odd, kU8, 4));
-    const Value high =
-        b.add(b.shift_right(even, kU8, 4), b.shift_left(b.shift_right(odd, kU8, 4), kU8, 4));
-    const Value keys =
-        b.concat({b.reshape(low, {-1, 1, kPairs}), b.reshape(high, {-1, 1, kPairs})}, 1);
-    return b.gather(table, as_index(b, keys));
+    static constexpr float kBook[16] = {
+        cb::kvalues_iq4nl[0],  cb::kvalues_iq4nl[1],  cb::kvalues_iq4nl[2],  cb::kvalues_iq4nl[3],
+        cb::kvalues_iq4nl[4],  cb::kvalues_iq4nl[5],  cb::kvalues_iq4nl[6],  cb::kvalues_iq4nl[7],
+        cb::kvalues_iq4nl[8],  cb::kvalues_iq4nl[9],  cb::kvalues_iq4nl[10], cb::kvalues_iq4nl[11],
+        cb::kvalues_iq4nl[12], cb::kvalues_iq4nl[13], cb::kvalues_iq4nl[14], cb::kvalues_iq4nl[15]};
+    return nibble_pair_values(b, codes, int64_t(sizeof(BlockIq4_NL::qs)),
+                              "iq4nl_values_by_nibble_pair", kBook);
 }
 
 }  // namespace
