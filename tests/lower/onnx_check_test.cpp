@@ -4,8 +4,11 @@
 
 #include <fstream>
 
+#include "../support/gguf_test_support.hpp"
 #include "../support/node_test_dirs.hpp"
+#include "gguftool/gguf.hpp"
 #include "gguftool/lower.hpp"
+#include "gguftool/onnx_export.hpp"
 #include "gguftool/onnx_schemas.hpp"
 
 namespace gguftool::lowertest {
@@ -50,6 +53,32 @@ TEST(OnnxCheck, LoweredNodeTestsPassWhatOnnx112Checks) {
         }
     }
     EXPECT_GT(lowered, 0u);
+}
+
+// testdata/sample.gguf exported by to-onnx --opset N in packed and unpack modes.
+TEST(OnnxCheck, LoweredSampleExportsPassWhatOnnx112Checks) {
+    opset29::register_schemas();
+    test::TempDir dir;
+    for (auto mode : {onnx_export::Mode::packed, onnx_export::Mode::unpack})
+        for (int opset : {17, 21, 26}) {
+            SCOPED_TRACE(std::string(onnx_export::mode_name(mode)) + " at opset " +
+                         std::to_string(opset));
+            onnx_export::Options o;
+            o.mode = mode;
+            o.opset = opset;
+            const std::string path = dir.file("m.onnx");
+            onnx_export::export_model(
+                gguf::Model::open(std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf"), path,
+                o);
+            const onnx::ModelProto m = load(path);
+            EXPECT_EQ(m.opset_import(0).version(), opset);
+            const lower::CheckResult r = lower::check_with_onnx(m);
+            std::set<std::string> allowed;
+            if (opset >= 18) allowed.insert("BitwiseAnd");
+            if (opset >= 26) allowed.insert("BitCast");
+            for (const std::string &op : keys(r.unchecked)) EXPECT_TRUE(allowed.count(op)) << op;
+            EXPECT_EQ(keys(r.unchecked), allowed);
+        }
 }
 
 // The check can fail: a lowered graph whose Cast feeds Gather a FLOAT index is refused.
