@@ -60,8 +60,9 @@ Report lower_graph(onnx::GraphProto &graph, int64_t from_opset, int opset,
                    const ValueTypes &known = {});
 
 // The Unpack-29 function body (the schema's context-dependent function): the lowering at opset
-// 17 (importing opset 29, the operator's own), with its constants as Constant nodes. Returns false when the attributes are invalid or the
-// rank of X is needed (a non-negative axis) and unknown (rank < 0).
+// 17 (importing opset 29, the operator's own), with its constants as Constant nodes. Returns false
+// when the attributes are invalid or the rank of X is needed (a non-negative axis) and unknown
+// (rank < 0).
 bool unpack_function_body(const onnx::NodeProto &node, int32_t x_elem_type, int64_t x_rank,
                           onnx::FunctionProto &function);
 
