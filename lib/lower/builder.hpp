@@ -45,7 +45,6 @@ public:
     Value constant(onnx::TensorProto t) override;
     bool has_constant(const std::string &name) const override { return constants_.count(name); }
     bool taken(const std::string &name) const override { return names_.count(name) != 0; }
-    void reserve(const std::string &name) { names_.insert(name); }
 
 private:
     onnx::GraphProto &graph_;

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats.hpp"
@@ -190,26 +191,27 @@ Value lower_q3_k(Builder &b, const Value &blocks) {
     return b.mul(b.reshape(q, {-1, 16, 16}), dl);
 }
 
+// q4_K's and q5_K's sub-block scales and minimums, d_j = d × sc_j and m'_j = dmin × m_j
+// (get_scale_min_k4), FLOAT [nb, 8, 1] each.
+template <class Block>
+std::pair<Value, Value> k4_scales(Builder &b, const Value &blocks) {
+    static_assert(offsetof(Block, dmin) == offsetof(Block, d) + sizeof(Block::d));
+    const auto [d, dmin] = d_and_dmin(b, blocks, offsetof(Block, d));
+    const ScalesMins sm =
+        scale_min_k4(b, b.bytes(blocks, offsetof(Block, scales), sizeof(Block::scales)));
+    return {sub_block_scales(b, sm.sc, d, 8), sub_block_scales(b, sm.m, dmin, 8)};
+}
+
 // d_j = d × sc_j, m'_j = dmin × m_j (get_scale_min_k4); y = nibble × d_j − m'_j.
 Value lower_q4_k(Builder &b, const Value &blocks) {
-    static_assert(offsetof(BlockQ4_K, dmin) == offsetof(BlockQ4_K, d) + sizeof(BlockQ4_K::d));
-    const auto [d, dmin] = d_and_dmin(b, blocks, offsetof(BlockQ4_K, d));
-    const ScalesMins sm =
-        scale_min_k4(b, b.bytes(blocks, offsetof(BlockQ4_K, scales), sizeof(BlockQ4_K::scales)));
-    const Value dl = sub_block_scales(b, sm.sc, d, 8);
-    const Value ml = sub_block_scales(b, sm.m, dmin, 8);
+    const auto [dl, ml] = k4_scales<BlockQ4_K>(b, blocks);
     const Value qs = b.bytes(blocks, offsetof(BlockQ4_K, qs), sizeof(BlockQ4_K::qs));
     return scale_and_shift(b, to_float(b, nibbles_k(b, qs)), dl, ml);
 }
 
 // As q4_K, the code's fifth bit from qh: code = nibble + 16 × bit_m(qh[l]) for run m.
 Value lower_q5_k(Builder &b, const Value &blocks) {
-    static_assert(offsetof(BlockQ5_K, dmin) == offsetof(BlockQ5_K, d) + sizeof(BlockQ5_K::d));
-    const auto [d, dmin] = d_and_dmin(b, blocks, offsetof(BlockQ5_K, d));
-    const ScalesMins sm =
-        scale_min_k4(b, b.bytes(blocks, offsetof(BlockQ5_K, scales), sizeof(BlockQ5_K::scales)));
-    const Value dl = sub_block_scales(b, sm.sc, d, 8);
-    const Value ml = sub_block_scales(b, sm.m, dmin, 8);
+    const auto [dl, ml] = k4_scales<BlockQ5_K>(b, blocks);
     const Value low = nibbles_k(b, b.bytes(blocks, offsetof(BlockQ5_K, qs), sizeof(BlockQ5_K::qs)));
     const Value high =
         bit_planes(b, b.bytes(blocks, offsetof(BlockQ5_K, qh), sizeof(BlockQ5_K::qh)));
