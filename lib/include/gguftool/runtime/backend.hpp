@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -62,6 +63,33 @@ struct OneHotParams {
     bool negative_indices = false;  // OneHot-11: index -k means depth - k
 };
 
+// One node as a backend is asked about it before anything runs: the operator, its ONNX version,
+// the element types of its inputs and outputs (undefined for an absent optional input), and what
+// selects the computation beyond them.
+struct OpQuery {
+    std::string op_type;  // "Add"
+    int version = 0;      // ONNX operator version ("Add-14": 14)
+    std::vector<DataType> inputs;
+    std::vector<DataType> outputs;
+    std::optional<GgmlType> format;  // DequantizePacked's
+    std::string direction;           // BitShift's ("LEFT", "RIGHT"); Mod's "fmod" when fmod=1
+};
+
+// A backend's answer: it runs the node itself, wants it lowered to standard operators first
+// (gguftool lower: DequantizePacked and Unpack), or cannot run it (`reason` says why, naming the
+// device and the dtype).
+struct Capability {
+    enum class Kind { native, lowered, unsupported };
+    Kind kind = Kind::native;
+    std::string reason;
+};
+
+// What a backend is made with.
+struct BackendOptions {
+    unsigned threads = 0;  // CPU threads (0 = all cores)
+    int device = 0;        // device number, for backends that have devices
+};
+
 // Graph code checks attributes, dtypes and shapes and allocates each output with its final dtype
 // and shape before calling an operator; a backend checks only what depends on data values
 // (index ranges) and throws gguftool::Error (the graph adds the node's name).
@@ -69,6 +97,18 @@ class Backend {
 public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
+    // One line on what runs the graph ("cpu, 2 threads"; a device's name and what drives it).
+    virtual std::string description() const { return name(); }
+
+    // Whether this backend runs `q` (asked for every node of a model before a session runs it).
+    virtual Capability query(const OpQuery &q) const {
+        (void)q;
+        return {};
+    }
+    // Waits until every operator issued so far has finished (timings are taken after it).
+    virtual void synchronize() {}
+    // Device operator launches issued so far (0 for a backend that launches none).
+    virtual uint64_t device_calls() const { return 0; }
 
     // Memory.
     virtual DeviceTensor allocate(DataType dtype, const Shape &shape) = 0;
@@ -128,8 +168,11 @@ public:
 
 // The CPU backend: the dequantization core and `threads` threads (0 = all cores).
 std::unique_ptr<Backend> make_cpu_backend(unsigned threads = 0);
-// A backend by name ("cpu"); throws Error for a name this build lacks.
-std::unique_ptr<Backend> make_backend(const std::string &name, unsigned threads = 0);
+// The Ascend NPU backend: loads CANN at run time (backends/ascend); throws Error naming what it
+// looked for and where when CANN is not found, or the device cannot be opened.
+std::unique_ptr<Backend> make_ascend_backend(const BackendOptions &options);
+// A backend by name ("cpu", "ascend"); throws Error for an unknown name.
+std::unique_ptr<Backend> make_backend(const std::string &name, const BackendOptions &options = {});
 std::vector<std::string> backend_names();
 
 }  // namespace gguftool::runtime

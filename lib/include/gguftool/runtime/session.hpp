@@ -67,11 +67,16 @@ struct NodeProfile {
     double seconds = 0;
     uint64_t bytes_read = 0;     // all inputs
     uint64_t bytes_written = 0;  // all outputs
+    uint64_t device_calls = 0;   // operator launches on the device (Backend::device_calls)
+    // For a node the session lowered for its backend: the original node's label and format
+    // ("\"blk.0.w\" (DequantizePacked-29, q4_0)"); empty otherwise.
+    std::string lowered_from;
 };
 
 struct RunOptions {
     std::string backend = "cpu";
     unsigned threads = 0;  // 0 = all cores
+    int device = 0;        // for backends with devices (ascend)
     bool profile = false;  // record a NodeProfile per node
 };
 
@@ -79,6 +84,10 @@ using Inputs = std::map<std::string, Tensor>;
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 using OutputCallback = std::function<void(const std::string &name, const Tensor &value)>;
 
+// A model bound to a backend. Construction asks the backend about every node (Backend::query):
+// nodes it wants lowered are lowered (gguftool lower, at lower::kMaxOpset), and a node it cannot
+// run is an Error naming the node, before anything runs. Initializers are uploaded once, at
+// construction, and stay resident for every run.
 class Session {
 public:
     explicit Session(Model model, const RunOptions &options = {});
