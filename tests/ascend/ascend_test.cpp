@@ -3,12 +3,16 @@
 // (GGUFTOOL_CANN_EMULATOR_SOC), the CANN library layout (GGUFTOOL_CANN_LIB_DIR: 8.1 or 8.5) and
 // whether ATB is there (ATB_HOME_PATH). Everything is checked bit for bit against the CPU backend;
 // what a SoC cannot do must be refused before anything runs.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <map>
 
 #include "../cli/cli_support.hpp"
@@ -261,6 +265,39 @@ TEST(Ascend, ProfilesCountDeviceCallsPerLoweredNode) {
     }
     EXPECT_GT(calls, 5u);
     EXPECT_EQ(calls, s.backend().device_calls());
+}
+
+// The speed proxy without an NPU: aclnn launches per DequantizePacked format (FLOAT output, one
+// tensor of llama.cpp-quantized blocks), and how many of them the emulation's log marks as AI CPU
+// kernels. Printed for the README and the closing note; each format must launch something.
+TEST(Ascend, DeviceCallsPerFormat) {
+    SKIP_WITHOUT_EMULATION();
+    TempDir dir;
+    const std::string log = dir.file("calls.log");
+    // Read when the emulation initialises: this test is the first to load it in its process.
+    setenv("GGUFTOOL_CANN_EMULATOR_LOG", log.c_str(), 1);
+    rt::RunOptions o;
+    o.backend = "ascend";
+    o.profile = true;
+    std::cout << "format    calls  aicpu  (" << kSoc << ", " << (k85 ? "8.5" : "8.1") << ")\n";
+    for (const testdata::Case &c : testdata::cases()) {
+        if (!c.name.ends_with("_llama")) continue;
+        const size_t before = [&] {
+            std::ifstream f(log);
+            return size_t(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
+        }();
+        rt::Session s(from_proto(testdata::packed_model(DataType::float32, {&c}, false)), o);
+        s.run();
+        uint64_t calls = 0;
+        for (const rt::NodeProfile &p : s.profile()) calls += p.device_calls;
+        std::ifstream f(log);
+        std::string line;
+        size_t n = 0, aicpu = 0;
+        while (std::getline(f, line))
+            if (n++ >= before && line.ends_with("aicpu")) ++aicpu;
+        EXPECT_GT(calls, 0u) << c.name;
+        std::cout << fmt::format("{:<8}  {:>5}  {:>5}\n", type_name(c.type), calls, aicpu);
+    }
 }
 
 // End to end on the sample: convert, run on the device comparing with the GGUF, verify.
