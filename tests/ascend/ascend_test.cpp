@@ -334,7 +334,7 @@ TEST(Ascend, WithoutCannTheBackendSaysWhatItLookedFor) {
     const std::string onnx = dir.file("sample.onnx");
     ASSERT_EQ(run_gguftool({"to-onnx", test::kSample, onnx}).status, 0);
     const std::string missing = dir.file("no-cann-here");
-    const RunResult r = test::run_program({"env", "-u", "ASCEND_HOME_PATH", "-u",
+    const RunResult r = test::run_program({"/usr/bin/env", "-u", "ASCEND_HOME_PATH", "-u",
                                            "ASCEND_TOOLKIT_HOME", "GGUFTOOL_CANN_LIB_DIR=" + missing,
                                            GGUFTOOL_EXE, "run", onnx, "--backend", "ascend"});
     EXPECT_EQ(r.status, 1) << r.out << r.err;
@@ -343,7 +343,7 @@ TEST(Ascend, WithoutCannTheBackendSaysWhatItLookedFor) {
     EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
     // The CPU backend is unaffected.
     const RunResult cpu = test::run_program(
-        {"env", "GGUFTOOL_CANN_LIB_DIR=" + missing, GGUFTOOL_EXE, "run", onnx});
+        {"/usr/bin/env", "GGUFTOOL_CANN_LIB_DIR=" + missing, GGUFTOOL_EXE, "run", onnx});
     EXPECT_EQ(cpu.status, 0) << cpu.err;
 }
 
