@@ -107,11 +107,6 @@ Capability AscendBackend::query(const OpQuery &q) const {
     } else if (op == "Mod") {
         if (q.direction == "fmod")
             c.refuse(fmt::format("Mod with fmod=1 is not supported on {}", d.soc()));
-        if (f == SocFamily::p310)
-            c.refuse(
-                fmt::format("Mod is not supported on {}: CANN's remainder operators list "
-                            "no Atlas inference products",
-                            d.soc()));
         c.dtype(t,
                 in(t, {DT::int32, DT::int64, DT::float16, DT::float32, DT::float64}) ||
                     (t == DT::bfloat16 && has_bf16(f)),
