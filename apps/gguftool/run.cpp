@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -24,6 +25,7 @@ struct Options {
     std::string output_dir;
     std::string backend = "cpu";
     unsigned threads = 0;
+    int device = 0;
     std::string compare;
     bool benchmark = false;
     std::string test_dir;
@@ -35,10 +37,21 @@ int usage(const std::string &what) {
     return kExitUsage;
 }
 
+// The backend of --backend, --threads and --device; one other than the CPU says what it is on
+// stderr (a device's name and what drives it), once.
+std::unique_ptr<rt::Backend> make_backend(const Options &opt) {
+    std::unique_ptr<rt::Backend> backend =
+        rt::make_backend(opt.backend, {.threads = opt.threads, .device = opt.device});
+    if (backend->name() != "cpu") fmt::print(stderr, "backend: {}\n", backend->description());
+    return backend;
+}
+
 int run_tests(const Options &opt) {
+    make_backend(opt);  // said once, and an unusable backend or device is an error before any test
     rt::RunOptions ro;
     ro.backend = opt.backend;
     ro.threads = opt.threads;
+    ro.device = opt.device;
     const std::vector<rt::NodeTestResult> results = rt::run_node_tests(opt.test_dir, opt.exact, ro);
     size_t passed = 0;
     for (const rt::NodeTestResult &r : results) {
@@ -95,30 +108,62 @@ void print_summary(const OutputTable &table, const std::string &name, const rt::
     table.print_row(name, t, std::string_view(values).substr(values.empty() ? 0 : 1));
 }
 
-void print_benchmark(const std::vector<rt::NodeProfile> &profile, double total_seconds) {
+// Per original node the session lowered for its backend (NodeProfile::lowered_from): the device
+// calls and time of the nodes it became, in the order the nodes ran.
+void print_lowered_summary(const std::vector<rt::NodeProfile> &profile, bool calls) {
+    std::vector<std::string> order;
+    std::map<std::string, std::pair<uint64_t, double>> totals;  // calls, seconds
+    for (const rt::NodeProfile &p : profile) {
+        if (p.lowered_from.empty()) continue;
+        auto [it, added] = totals.try_emplace(p.lowered_from, 0, 0.0);
+        if (added) order.push_back(p.lowered_from);
+        it->second.first += p.device_calls;
+        it->second.second += p.seconds;
+    }
+    if (order.empty()) return;
+    fmt::print("\nlowered for the backend ({} {}):\n", order.size(), plural(order.size(), "node"));
+    for (const std::string &from : order) {
+        const auto &[n, seconds] = totals.at(from);
+        if (calls)
+            fmt::print("  {}: {} {}, {:.3f} ms\n", from, n, plural(n, "call"), seconds * 1e3);
+        else
+            fmt::print("  {}: {:.3f} ms\n", from, seconds * 1e3);
+    }
+}
+
+// The per-node table; a `calls` column when the backend launches device operators.
+void print_benchmark(const std::vector<rt::NodeProfile> &profile, double total_seconds,
+                     bool calls) {
     size_t width = 9;  // "all nodes"
     for (const rt::NodeProfile &p : profile) width = std::max(width, p.node.size());
     width = std::min<size_t>(width, 48);
-    fmt::print("\n{:<{}}  {:<20}  {:>10}  {:>12}  {:>8}\n", "node", width, "op", "time ms", "bytes",
-               "GB/s");
+    const auto row = [&](std::string_view node, std::string_view op, double seconds, uint64_t bytes,
+                         std::string_view rate, uint64_t n) {
+        fmt::print("{:<{}}  {:<20}  {:>10.3f}  {:>12}  {:>8}", node, width, op, seconds * 1e3,
+                   bytes, rate);
+        if (calls) fmt::print("  {:>6}", n);
+        fmt::print("\n");
+    };
+    fmt::print("\n{:<{}}  {:<20}  {:>10}  {:>12}  {:>8}{}\n", "node", width, "op", "time ms",
+               "bytes", "GB/s", calls ? fmt::format("  {:>6}", "calls") : "");
     double node_seconds = 0;
-    uint64_t node_bytes = 0;
+    uint64_t node_bytes = 0, node_calls = 0;
     for (const rt::NodeProfile &p : profile) {
         const uint64_t bytes = p.bytes_read + p.bytes_written;
         node_seconds += p.seconds;
         node_bytes += bytes;
+        node_calls += p.device_calls;
         const std::string rate =
             bytes && p.seconds > 0 ? fmt::format("{:.2f}", bytes / p.seconds / 1e9) : "-";
-        fmt::print("{:<{}}  {:<20}  {:>10.3f}  {:>12}  {:>8}\n", p.node, width, p.op,
-                   p.seconds * 1e3, bytes, rate);
+        row(p.node, p.op, p.seconds, bytes, rate, p.device_calls);
     }
     const std::string rate = node_bytes && node_seconds > 0
                                  ? fmt::format("{:.2f}", node_bytes / node_seconds / 1e9)
                                  : "-";
-    fmt::print("{:<{}}  {:<20}  {:>10.3f}  {:>12}  {:>8}\n", "all nodes", width, "",
-               node_seconds * 1e3, node_bytes, rate);
+    row("all nodes", "", node_seconds, node_bytes, rate, node_calls);
     fmt::print("wall time (load excluded, output handling included): {:.3f} ms\n",
                total_seconds * 1e3);
+    print_lowered_summary(profile, calls);
 }
 
 int run_model(const Options &opt) {
@@ -146,11 +191,7 @@ int run_model(const Options &opt) {
     if (!opt.compare.empty()) gguf = std::make_unique<gguf::Model>(gguf::Model::open(opt.compare));
     if (!opt.output_dir.empty()) std::filesystem::create_directories(opt.output_dir);
 
-    rt::RunOptions ro;
-    ro.backend = opt.backend;
-    ro.threads = opt.threads;
-    ro.profile = opt.benchmark;
-    rt::Session session(model, ro);
+    rt::Session session(model, make_backend(opt), opt.benchmark);
     CompareTally tally;
     std::set<std::string> files;
     // The table of outputs: the summary (the default), or --compare's results.
@@ -181,7 +222,8 @@ int run_model(const Options &opt) {
     if (gguf)
         fmt::print("compare: {} match, {} differ, {} not compared\n", tally.matched,
                    tally.differing, tally.not_compared);
-    if (opt.benchmark) print_benchmark(session.profile(), seconds);
+    if (opt.benchmark)
+        print_benchmark(session.profile(), seconds, session.backend().device_calls() > 0);
     return tally.differing ? kExitInvalid : kExitOk;
 }
 
@@ -216,10 +258,15 @@ Runner add_run(CLI::App &app) {
     cmd->add_option("--threads", opt->threads, "Threads (0 = all cores)")
         ->check(CLI::NonNegativeNumber)
         ->type_name("N");
+    cmd->add_option("--device", opt->device, "Device number, for a backend with devices")
+        ->check(CLI::NonNegativeNumber)
+        ->type_name("N")
+        ->capture_default_str();
     cmd->add_option("--compare", opt->compare,
                     "Check each output against the GGUF tensor of the same name, bit for bit")
         ->type_name("MODEL.gguf");
-    cmd->add_flag("--benchmark", opt->benchmark, "Report the time and GB/s of each node");
+    cmd->add_flag("--benchmark", opt->benchmark,
+                  "Report the time and GB/s (and device calls) of each node");
     cmd->add_option("--test-dir", opt->test_dir,
                     "Run ONNX backend node tests: one test directory or a folder of them")
         ->type_name("DIR");

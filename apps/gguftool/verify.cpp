@@ -35,6 +35,8 @@ struct Options {
     unsigned threads = 0;
     std::string reference_dir;
     std::string onnx_model;
+    std::string backend = "cpu";
+    int device = 0;
 };
 
 // A one-line progress bar on stderr, redrawn at most ten times a second; cleared before a table
@@ -163,6 +165,12 @@ int run(const Options &opt) {
     o.ggml_lib = opt.ggml_lib;
     o.reference_dir = opt.reference_dir;
     o.onnx_model = opt.onnx_model;
+    o.backend = opt.backend;
+    o.device = opt.device;
+    // Said once, on stderr, for a backend other than the CPU (a device's name and its driver).
+    o.on_backend = [](const runtime::Backend &b) {
+        if (b.name() != "cpu") fmt::print(stderr, "backend: {}\n", b.description());
+    };
 
     std::unique_ptr<ProgressBar> bar;
     if (::isatty(STDERR_FILENO)) {
@@ -237,10 +245,20 @@ Runner add_verify(CLI::App &app) {
     auto *ref = cmd->add_option("--reference", opt->reference_dir,
                                 "Compare with DIR/<tensor name>.npy instead of llama.cpp")
                     ->type_name("DIR");
-    cmd->add_option("--onnx", opt->onnx_model,
-                    "Compare the outputs of this converted model, run by the executor, instead "
-                    "of the decoder's")
-        ->type_name("MODEL.onnx");
+    auto *onnx = cmd->add_option("--onnx", opt->onnx_model,
+                                 "Compare the outputs of this converted model, run by the "
+                                 "executor, instead of the decoder's")
+                     ->type_name("MODEL.onnx");
+    cmd->add_option("--backend", opt->backend, "With --onnx: the backend that runs the model")
+        ->check(CLI::IsMember(runtime::backend_names()))
+        ->capture_default_str()
+        ->needs(onnx);
+    cmd->add_option("--device", opt->device,
+                    "With --onnx: device number, for a backend with devices")
+        ->check(CLI::NonNegativeNumber)
+        ->type_name("N")
+        ->capture_default_str()
+        ->needs(onnx);
     lib->excludes(ref);
     return [opt] {
         // verify's own exit codes: file errors are 2 here (1 means a mismatch).

@@ -74,6 +74,9 @@ private:
     std::vector<DeviceTensor> outputs_;
 };
 
+// The attribute `name` of `node`, or nullptr (no type check: OpContext's accessors check).
+const onnx::AttributeProto *find_attribute(const onnx::NodeProto &node, std::string_view name);
+
 // One operator version: arity, the attributes it accepts, and its implementation.
 using OpFn = void (*)(OpContext &);
 struct OpDef {

@@ -72,10 +72,14 @@ DeviceTensor &OpContext::allocate_output(DataType dtype, const Shape &shape) {
     return outputs_[0];
 }
 
-const onnx::AttributeProto *OpContext::attribute(std::string_view name) const {
-    for (const onnx::AttributeProto &a : node_.attribute())
+const onnx::AttributeProto *find_attribute(const onnx::NodeProto &node, std::string_view name) {
+    for (const onnx::AttributeProto &a : node.attribute())
         if (a.name() == name) return &a;
     return nullptr;
+}
+
+const onnx::AttributeProto *OpContext::attribute(std::string_view name) const {
+    return find_attribute(node_, name);
 }
 
 const onnx::AttributeProto *OpContext::typed(std::string_view name,

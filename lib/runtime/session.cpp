@@ -1,11 +1,13 @@
-// Running a model: bind inputs, execute nodes in order on the backend, hand out graph outputs,
-// free intermediates after their last use.
+// Running a model: fit it to the backend and upload its initializers once (construction); then
+// per run bind inputs, execute nodes in order on the backend, hand out graph outputs, free
+// intermediates after their last use.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <new>
 #include <unordered_map>
 
+#include "backend_fit.hpp"
 #include "model_impl.hpp"
 
 namespace gguftool::runtime {
@@ -35,20 +37,41 @@ void check_declared(const ValueInfo &info, const Tensor &t, const std::string &w
 }  // namespace
 
 struct Session::Impl {
-    Model model;
+    Model model;  // as fitted to the backend (lowered where it asked)
     std::unique_ptr<Backend> backend;
     bool profile = false;
     std::vector<NodeProfile> profiles;
+    std::vector<std::string> lowered_from;  // per node of model's order, or empty
+    // Every initializer, uploaded once at construction and used by every run.
+    std::vector<std::pair<std::string, DeviceTensor>> resident;
 };
 
 Session::Session(Model model, const RunOptions &options)
-    : Session(std::move(model), make_backend(options.backend, options.threads), options.profile) {}
+    : Session(std::move(model),
+              make_backend(options.backend,
+                           BackendOptions{.threads = options.threads, .device = options.device}),
+              options.profile) {}
 
 Session::Session(Model model, std::unique_ptr<Backend> backend, bool profile)
     : impl_(std::make_unique<Impl>()) {
-    impl_->model = std::move(model);
+    detail::FittedModel fitted = detail::fit_to_backend(std::move(model), *backend);
+    impl_->model = std::move(fitted.model);
+    impl_->lowered_from = std::move(fitted.lowered_from);
     impl_->backend = std::move(backend);
     impl_->profile = profile;
+    const Model::Impl &m = impl_->model.impl();
+    impl_->resident.reserve(m.initializers.size());
+    for (const auto &[name, tensor] : m.initializers) {
+        try {
+            impl_->resident.emplace_back(name, impl_->backend->upload(tensor));
+        } catch (const std::bad_alloc &) {
+            throw Error(m.name, std::nullopt,
+                        fmt::format("initializer \"{}\": out of memory", name));
+        } catch (const std::exception &e) {
+            throw Error(m.name, std::nullopt,
+                        fmt::format("initializer \"{}\": {}", name, e.what()));
+        }
+    }
 }
 
 Session::~Session() = default;
@@ -125,8 +148,8 @@ void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
         if (!inputs.count(v.name))
             throw Error(where, std::nullopt,
                         fmt::format("graph input \"{}\" was not given", v.name));
-    for (const auto &[name, tensor] : m.initializers)
-        if (!values.count(name)) values[name] = backend.upload(tensor);
+    for (const auto &[name, resident] : impl_->resident)
+        if (!values.count(name)) values[name] = resident;  // a fed input overrides it
     for (auto it = values.begin(); it != values.end();) {
         emit_if_output(it->first);
         const auto u = uses.find(it->first);
@@ -150,12 +173,15 @@ void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
             bytes_read += t.nbytes();
         }
         detail::OpContext ctx(p, node.op->since, backend, external, std::move(in));
+        const uint64_t calls_before = impl_->profile ? backend.device_calls() : 0;
         const auto start = std::chrono::steady_clock::now();
         try {
             node.op->run(ctx);
             for (size_t k = 0; k < ctx.outputs().size(); ++k)
                 if (!ctx.outputs()[k].buffer)
                     throw Error(fmt::format("output {} was not computed", k));
+            // A device computes asynchronously: a node's time is until its work has finished.
+            if (impl_->profile) backend.synchronize();
         } catch (const std::bad_alloc &) {
             throw Error(where, std::nullopt, fmt::format("{}: out of memory", node.label));
         } catch (const std::exception &e) {
@@ -168,8 +194,10 @@ void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
             for (const DeviceTensor &o : ctx.outputs()) written += o.nbytes();
             // Views move no data.
             if (node.op->view) bytes_read = written = 0;
-            impl_->profiles.push_back({node.name, fmt::format("{}-{}", p.op_type(), node.version),
-                                       seconds, bytes_read, written});
+            impl_->profiles.push_back(
+                {node.name, fmt::format("{}-{}", p.op_type(), node.version), seconds, bytes_read,
+                 written, backend.device_calls() - calls_before,
+                 impl_->lowered_from.empty() ? std::string() : impl_->lowered_from[index]});
         }
         for (int k = 0; k < p.output_size(); ++k) {
             values[p.output(k)] = std::move(ctx.outputs()[size_t(k)]);
@@ -181,6 +209,11 @@ void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
             release_if_dead(name);
         }
         for (const std::string &name : p.output()) release_if_dead(name);
+    }
+    try {
+        backend.synchronize();
+    } catch (const std::exception &e) {
+        throw Error(where, std::nullopt, fmt::format("finishing the run: {}", e.what()));
     }
 }
 

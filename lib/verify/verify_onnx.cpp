@@ -102,9 +102,11 @@ void verify_onnx(Context &ctx, Report &report) {
     for (const runtime::ValueInfo &o : onnx.outputs())
         if (selected(opt, o.name)) ++ctx.progress_total;
 
-    runtime::RunOptions ro;
-    ro.threads = opt.threads;
-    runtime::Session session(onnx, ro);
+    std::unique_ptr<runtime::Backend> backend =
+        runtime::make_backend(opt.backend, {.threads = opt.threads, .device = opt.device});
+    if (opt.on_backend) opt.on_backend(*backend);
+    if (backend->name() != "cpu") report.decoding += " on " + backend->description();
+    runtime::Session session(onnx, std::move(backend));
     std::set<std::string> seen;
     session.run({}, [&](const std::string &name, const runtime::Tensor &value) {
         if (!selected(opt, name) || !seen.insert(name).second) return;

@@ -157,6 +157,10 @@ TEST(CliRun, CompareOutputDirAndBenchmark) {
     for (const gguf::TensorInfo &t : g.tensors()) quantized += !plain_type(t.type);
     EXPECT_EQ(count_of(r.out, "DequantizePacked-29"), quantized) << r.out;
     EXPECT_NE(r.out.find("all nodes"), std::string::npos) << r.out;
+    // The CPU launches no device operators: no calls column, no backend line, nothing lowered.
+    EXPECT_EQ(r.out.find("calls"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("backend:"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("lowered for the backend"), std::string::npos) << r.out;
 }
 
 TEST(CliRun, InputsFromNpyAndPbAndSummary) {
@@ -247,7 +251,8 @@ TEST(CliRun, UsageAndModelErrors) {
 
     EXPECT_EQ(run_cli({"run"}).status, 2);
     EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--input", "novalue"}).status, 2);
-    EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--backend", "ascend"}).status, 2);
+    EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--backend", "tpu"}).status, 2);
+    EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--device", "-1"}).status, 2);
     EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--exact"}).status, 2);
     EXPECT_EQ(run_cli({"run", tmp.file("bad.onnx"), "--test-dir", kNodeTests}).status, 2);
     EXPECT_EQ(run_cli({"run", "--test-dir", kNodeTests, "--benchmark"}).status, 2);
@@ -255,9 +260,29 @@ TEST(CliRun, UsageAndModelErrors) {
     EXPECT_EQ(run_cli({"run", tmp.file("missing.onnx")}).status, 1);
     const CliResult help = run_cli({"run", "--help"});
     EXPECT_EQ(help.status, 0);
-    for (const char *opt : {"--input", "--output-dir", "--backend", "--threads", "--compare",
-                            "--benchmark", "--test-dir", "--exact"})
+    for (const char *opt : {"--input", "--output-dir", "--backend", "--threads", "--device",
+                            "--compare", "--benchmark", "--test-dir", "--exact"})
         EXPECT_NE(help.out.find(opt), std::string::npos) << opt;
+}
+
+// The CPU is device 0 and nothing else; another number is an error before anything runs.
+TEST(CliRun, TheCpuBackendRefusesAnotherDevice) {
+    TempDir tmp;
+    ModelBuilder b;
+    b.input("a", DataType::int32).output("y");
+    b.node("Neg", {"a"}, {"y"}, {}, "neg");
+    b.save(tmp.file("neg.onnx"));
+    for (const std::vector<std::string> &args :
+         {std::vector<std::string>{"run", tmp.file("neg.onnx"), "--device", "1"},
+          std::vector<std::string>{"run", "--test-dir", kNodeTests, "--device", "1"}}) {
+        const CliResult r = run_cli(args);
+        EXPECT_EQ(r.status, 1) << r.out;
+        EXPECT_EQ(r.out, "gguftool: the cpu backend has only device 0, not device 1\n");
+    }
+    const CliResult r = run_cli({"run", "--test-dir", kNodeTests + "/test_unpack_3bit", "--backend",
+                                 "cpu", "--device", "0"});
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(r.out, "PASS test_unpack_3bit\n1 passed, 0 failed\n");
 }
 
 }  // namespace

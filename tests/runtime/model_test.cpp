@@ -344,7 +344,7 @@ TEST(Model, StreamingHandsOutEveryOutputOnce) {
     std::sort(seen.begin(), seen.end());
     EXPECT_EQ(seen, (std::vector<std::string>{"a", "x1", "x2"}));
     // Profiling records every node.
-    rt::Session p(b.model(), rt::RunOptions{"cpu", 1, true});
+    rt::Session p(b.model(), rt::RunOptions{.backend = "cpu", .threads = 1, .profile = true});
     p.run({{"a", tensor(DataType::int32, {2}, std::vector<int32_t>{1, 2})}});
     ASSERT_EQ(p.profile().size(), 2u);
     EXPECT_EQ(p.profile()[0].node, "double");
@@ -354,9 +354,27 @@ TEST(Model, StreamingHandsOutEveryOutputOnce) {
 }
 
 TEST(Model, BackendsByName) {
-    EXPECT_EQ(rt::backend_names(), (std::vector<std::string>{"cpu"}));
+    EXPECT_EQ(rt::backend_names(), (std::vector<std::string>{"cpu", "ascend"}));
     EXPECT_EQ(rt::make_backend("cpu")->name(), "cpu");
-    EXPECT_THROW(rt::make_backend("ascend"), Error);
+    try {
+        rt::make_backend("tpu");
+        ADD_FAILURE() << "made a backend \"tpu\"";
+    } catch (const Error &e) {
+        EXPECT_EQ(std::string(e.what()), "unknown backend \"tpu\" (available: cpu, ascend)");
+    }
+}
+
+TEST(Model, TheCpuBackendHasOnlyDeviceZero) {
+    EXPECT_EQ(rt::make_backend("cpu", {.threads = 1, .device = 0})->description(), "cpu, 1 thread");
+    try {
+        rt::make_backend("cpu", {.device = 1});
+        ADD_FAILURE() << "made the cpu backend on device 1";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("device 1"), std::string::npos) << e.what();
+    }
+    ModelBuilder b;
+    b.input("a").output("a");
+    EXPECT_THROW(rt::Session(b.model(), rt::RunOptions{.device = 2}), Error);
 }
 
 }  // namespace

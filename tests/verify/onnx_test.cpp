@@ -98,6 +98,22 @@ TEST_F(VerifyOnnx, TensorsLeftOutOfTheGraphAreNotCompared) {
         << only.out;
 }
 
+// --backend and --device choose what runs the graph (with --onnx only); the CPU is device 0.
+TEST_F(VerifyOnnx, BackendAndDevice) {
+    RunResult r = run_gguftool({"verify", "--onnx", packed(), "--backend", "cpu", "--device", "0",
+                                "--tensor", "t.q4_0", file()});
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_NE(line_of(r.out, "t.q4_0").find("match"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("backend:"), std::string::npos) << r.err;  // said for other backends
+    r = run_gguftool({"verify", "--onnx", packed(), "--device", "1", file()});
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("the cpu backend has only device 0, not device 1"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(run_gguftool({"verify", "--backend", "cpu", file()}).status, 2);
+    EXPECT_EQ(run_gguftool({"verify", "--device", "0", file()}).status, 2);
+    EXPECT_EQ(run_gguftool({"verify", "--onnx", packed(), "--backend", "tpu", file()}).status, 2);
+}
+
 TEST_F(VerifyOnnx, ModelErrorsExitWithTwo) {
     EXPECT_EQ(run_gguftool({"verify", "--onnx", dir_->file("absent.onnx"), file()}).status, 2);
     const std::string junk = dir_->file("junk.onnx");

@@ -124,6 +124,11 @@ struct Options {
     // Compare the outputs of this ONNX model, run by the executor, instead of the core's
     // decoding: each output named like a GGUF tensor against the expected decoding of it.
     std::string onnx_model;
+    // With onnx_model: the backend that runs it (runtime::backend_names()) and its device.
+    std::string backend = "cpu";
+    int device = 0;
+    // With onnx_model: called once the backend is made, before the graph runs.
+    std::function<void(const runtime::Backend &)> on_backend;
     uint64_t chunk_elements = uint64_t(4) << 20;  // elements decoded at a time (rounded to blocks)
     // Called with each tensor's result as soon as it is known.
     std::function<void(const TensorResult &)> on_result;

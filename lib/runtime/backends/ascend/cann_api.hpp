@@ -203,10 +203,11 @@ struct Tensor {
     void *hostData = nullptr;
     uint64_t dataSize = 0;
 };
-// atb::SVector<T>: inline storage of kSVectorSize + 1 elements, then a heap pointer (unused here).
+// atb::SVector<T>: inline storage of kSVectorSize + 1 elements, then a heap pointer (unused here);
+// capacity_ is the heap's (0 without one).
 template <class T>
 struct SVector {
-    size_t capacity_ = kSVectorSize;
+    size_t capacity_ = 0;
     size_t size_ = 0;
     T storage_[kSVectorSize + 1] = {};
     T *heap_ = nullptr;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 
 namespace gguftool::runtime::cpu {
@@ -26,6 +27,11 @@ const uint8_t *bytes(const DeviceTensor &t) {
 }
 uint8_t *mutable_bytes(DeviceTensor &t) {
     return buffer_of(t).tensor.mutable_data();
+}
+
+std::string CpuBackend::description() const {
+    const unsigned n = thread_count(threads_);
+    return fmt::format("cpu, {} {}", n, n == 1 ? "thread" : "threads");
 }
 
 DeviceTensor CpuBackend::allocate(DataType dtype, const Shape &shape) {

@@ -10,6 +10,7 @@ class CpuBackend final : public Backend {
 public:
     explicit CpuBackend(unsigned threads) : threads_(threads) {}
     std::string name() const override { return "cpu"; }
+    std::string description() const override;  // "cpu, 2 threads"
 
     DeviceTensor allocate(DataType dtype, const Shape &shape) override;
     DeviceTensor upload(const Tensor &host) override;

@@ -1,0 +1,351 @@
+// The Ascend backend on the CANN emulation (tests/cann_emulator; an emulation, not an NPU). ctest
+// runs this program once per profile, chosen by environment (tests/CMakeLists.txt): the SoC
+// (GGUFTOOL_CANN_EMULATOR_SOC), the CANN library layout (GGUFTOOL_CANN_LIB_DIR: 8.1 or 8.5) and
+// whether ATB is there (ATB_HOME_PATH). Everything is checked bit for bit against the CPU backend;
+// what a SoC cannot do must be refused before anything runs.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+
+#include "../cli/cli_support.hpp"
+#include "../support/format_cases.hpp"
+#include "../support/node_test_dirs.hpp"
+#include "gguftool/lower.hpp"
+#include "gguftool/runtime.hpp"
+
+namespace gguftool::ascendtest {
+namespace {
+
+namespace rt = gguftool::runtime;
+using test::run_gguftool;
+using test::RunResult;
+using test::TempDir;
+
+std::string env(const char *name) {
+    const char *v = std::getenv(name);
+    return v ? v : "";
+}
+
+// The profile this run emulates.
+const std::string kLibDir = env("GGUFTOOL_CANN_LIB_DIR");
+const std::string kSoc = env("GGUFTOOL_CANN_EMULATOR_SOC").empty()
+                             ? "Ascend910B1"
+                             : env("GGUFTOOL_CANN_EMULATOR_SOC");
+const bool k310P = kSoc.starts_with("Ascend310P");
+const bool k85 = kLibDir.ends_with("8.5");
+const bool kAtb = !env("ATB_HOME_PATH").empty();
+
+#define SKIP_WITHOUT_EMULATION()                                                     \
+    if (kLibDir.empty())                                                             \
+    GTEST_SKIP() << "GGUFTOOL_CANN_LIB_DIR is not set: ctest runs this program with " \
+                    "the CANN emulation's profiles"
+
+rt::Model from_proto(const onnx::ModelProto &m) {
+    return rt::Model::from_proto(m, ".", "<test model>");
+}
+
+rt::NamedTensors run_on(const rt::Model &m, const std::string &backend,
+                        const rt::Inputs &inputs = {}) {
+    rt::RunOptions o;
+    o.backend = backend;
+    rt::Session s(m, o);
+    return s.run(inputs);
+}
+
+bool same_bytes(const rt::Tensor &a, const rt::Tensor &b) {
+    return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+           std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+bool is_nan(const uint8_t *p, DataType t) {
+    if (t == DataType::float16) {
+        const uint16_t h = uint16_t(p[0] | p[1] << 8);
+        return (h & 0x7C00) == 0x7C00 && (h & 0x3FF);
+    }
+    if (t == DataType::bfloat16) {
+        const uint16_t h = uint16_t(p[0] | p[1] << 8);
+        return (h & 0x7F80) == 0x7F80 && (h & 0x7F);
+    }
+    if (t == DataType::float64) {
+        double d;
+        std::memcpy(&d, p, 8);
+        return std::isnan(d);
+    }
+    float f;
+    std::memcpy(&f, p, 4);
+    return std::isnan(f);
+}
+
+// Elements that differ, any NaN equal to any NaN.
+size_t differing(const rt::Tensor &a, const rt::Tensor &b) {
+    const size_t w = dtype_size(a.dtype());
+    size_t n = 0;
+    for (uint64_t i = 0; i < a.elements(); ++i) {
+        const uint8_t *p = a.data() + i * w, *q = b.data() + i * w;
+        if (std::memcmp(p, q, w) != 0 && !(is_nan(p, a.dtype()) && is_nan(q, a.dtype()))) ++n;
+    }
+    return n;
+}
+
+TEST(Ascend, LoadsTheEmulationAndSaysSo) {
+    SKIP_WITHOUT_EMULATION();
+    const auto b = rt::make_backend("ascend");
+    EXPECT_EQ(b->name(), "ascend");
+    const std::string d = b->description();
+    EXPECT_NE(d.find(kSoc), std::string::npos) << d;
+    EXPECT_NE(d.find("emulation"), std::string::npos) << d;
+    EXPECT_NE(d.find(k85 ? "8.5" : "8.1"), std::string::npos) << d;
+    EXPECT_EQ(d.find("ATB absent") == std::string::npos, kAtb) << d;
+}
+
+TEST(Ascend, EveryNodeTestPassesExactly) {
+    SKIP_WITHOUT_EMULATION();
+    rt::RunOptions o;
+    o.backend = "ascend";
+    size_t ran = 0;
+    for (const test::NodeTestRoot &root : test::present_node_test_roots()) {
+        for (const rt::NodeTestResult &r : rt::run_node_tests(root.dir.string(), true, o)) {
+            EXPECT_TRUE(r.passed) << root.name << "/" << r.name << ": " << r.message;
+            ++ran;
+        }
+    }
+    EXPECT_GE(ran, test::kRepositoryNodeTests.min_tests);
+}
+
+// Each format x output type on llama.cpp-quantized values, random blocks and an empty tensor: the
+// device's results are the CPU backend's on the same lowered graph, bit for bit, and the CPU's
+// own DequantizePacked (llama.cpp's decode) up to NaN payloads, which the lowering does not keep
+// everywhere (see lib/lower).
+class AscendFormats : public testing::TestWithParam<DataType> {};
+
+TEST_P(AscendFormats, EveryFormatMatchesTheCpuBackend) {
+    SKIP_WITHOUT_EMULATION();
+    ASSERT_NE(reference::ggml(), nullptr) << "libggml-base.so is needed";
+    const DataType dtype = GetParam();
+    std::vector<const testdata::Case *> all;
+    for (const testdata::Case &c : testdata::cases()) all.push_back(&c);
+    const onnx::ModelProto packed = testdata::packed_model(dtype, all, false);
+    const rt::Model model = from_proto(packed);
+    if (dtype == DataType::bfloat16 && k310P) {
+        // Refused before anything runs, naming a node, its format, the dtype and the SoC.
+        try {
+            rt::RunOptions o;
+            o.backend = "ascend";
+            rt::Session s(model, o);
+            FAIL() << "a bfloat16 output ran on " << kSoc;
+        } catch (const Error &e) {
+            const std::string m = e.what();
+            EXPECT_NE(m.find("q4_0"), std::string::npos) << m;
+            EXPECT_NE(m.find("bfloat16"), std::string::npos) << m;
+            EXPECT_NE(m.find(kSoc), std::string::npos) << m;
+            EXPECT_NE(m.find("DequantizePacked"), std::string::npos) << m;
+        }
+        return;
+    }
+    onnx::ModelProto lowered_proto = packed;
+    lower::lower_model(lowered_proto, {lower::kMaxOpset});
+    const rt::NamedTensors device = run_on(model, "ascend");
+    const rt::NamedTensors cpu_lowered = run_on(from_proto(lowered_proto), "cpu");
+    const rt::NamedTensors cpu = run_on(model, "cpu");
+    ASSERT_EQ(device.size(), all.size());
+    for (size_t i = 0; i < device.size(); ++i) {
+        SCOPED_TRACE(device[i].first);
+        EXPECT_TRUE(same_bytes(device[i].second, cpu_lowered[i].second));
+        ASSERT_EQ(device[i].second.shape(), cpu[i].second.shape());
+        EXPECT_EQ(differing(device[i].second, cpu[i].second), 0u);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(OutputTypes, AscendFormats,
+                         testing::Values(DataType::float32, DataType::float16, DataType::bfloat16,
+                                         DataType::float64),
+                         [](const auto &info) { return std::string(dtype_name(info.param)); });
+
+// A one-node model on graph inputs, built in memory.
+onnx::ModelProto one_node(const std::string &op, const std::vector<std::pair<std::string, DataType>> &inputs,
+                          DataType out, int opset,
+                          const std::vector<onnx::AttributeProto> &attributes = {}) {
+    onnx::ModelProto m;
+    m.set_ir_version(10);
+    auto *o = m.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    onnx::GraphProto &g = *m.mutable_graph();
+    g.set_name("one");
+    onnx::NodeProto &n = *g.add_node();
+    n.set_op_type(op);
+    n.set_name("the_node");
+    for (const auto &[name, t] : inputs) {
+        n.add_input(name);
+        auto *v = g.add_input();
+        v->set_name(name);
+        v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx_number(t));
+    }
+    for (const auto &a : attributes) *n.add_attribute() = a;
+    n.add_output("y");
+    auto *v = g.add_output();
+    v->set_name("y");
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx_number(out));
+    return m;
+}
+
+TEST(Ascend, RefusesWhatItCannotRunBeforeRunning) {
+    SKIP_WITHOUT_EMULATION();
+    // Range over floats accumulates in a way aclnnArange does not.
+    const rt::Model m = from_proto(one_node(
+        "Range", {{"a", DataType::float32}, {"b", DataType::float32}, {"c", DataType::float32}},
+        DataType::float32, 21));
+    rt::RunOptions o;
+    o.backend = "ascend";
+    try {
+        rt::Session s(m, o);
+        FAIL() << "a float Range was accepted";
+    } catch (const Error &e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("the_node"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("Range"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("float"), std::string::npos) << msg;
+        EXPECT_NE(msg.find(kSoc), std::string::npos) << msg;
+    }
+}
+
+onnx::AttributeProto string_attribute(const std::string &name, const std::string &value) {
+    onnx::AttributeProto a;
+    a.set_name(name);
+    a.set_type(onnx::AttributeProto::STRING);
+    a.set_s(value);
+    return a;
+}
+
+// Shifts by amounts known on the host become floor divisions and products; by amounts computed on
+// the device they need aclnnRightShift (CANN 8.5 on an A2-class SoC).
+TEST(Ascend, BitShiftsMatchTheCpuBackend) {
+    SKIP_WITHOUT_EMULATION();
+    const std::vector<uint8_t> x = {0, 1, 2, 3, 127, 128, 200, 255};
+    for (const char *dir : {"RIGHT", "LEFT"}) {
+        SCOPED_TRACE(dir);
+        const rt::Model m = from_proto(
+            one_node("BitShift", {{"x", DataType::uint8}, {"s", DataType::uint8}},
+                     DataType::uint8, 21, {string_attribute("direction", dir)}));
+        for (const std::vector<uint8_t> &s :
+             std::vector<std::vector<uint8_t>>{{3}, {0, 1, 2, 3, 4, 7, 8, 9}}) {
+            const rt::Inputs in = {
+                {"x", rt::Tensor::from_values(DataType::uint8, {8}, x)},
+                {"s", rt::Tensor::from_values(DataType::uint8, {int64_t(s.size())}, s)}};
+            const auto dev = run_on(m, "ascend", in);
+            const auto cpu = run_on(m, "cpu", in);
+            EXPECT_TRUE(same_bytes(dev[0].second, cpu[0].second));
+        }
+    }
+}
+
+TEST(Ascend, ProfilesCountDeviceCallsPerLoweredNode) {
+    SKIP_WITHOUT_EMULATION();
+    const testdata::Case *q4 = nullptr;
+    for (const testdata::Case &c : testdata::cases())
+        if (c.type == GgmlType::q4_0 && c.name.ends_with("_random")) q4 = &c;
+    ASSERT_NE(q4, nullptr);
+    rt::RunOptions o;
+    o.backend = "ascend";
+    o.profile = true;
+    rt::Session s(from_proto(testdata::packed_model(DataType::float32, {q4}, false)), o);
+    s.run();
+    uint64_t calls = 0;
+    for (const rt::NodeProfile &p : s.profile()) {
+        calls += p.device_calls;
+        EXPECT_NE(p.lowered_from.find("q4_0"), std::string::npos) << p.node;
+    }
+    EXPECT_GT(calls, 5u);
+    EXPECT_EQ(calls, s.backend().device_calls());
+}
+
+// The speed proxy without an NPU: aclnn launches per DequantizePacked format (FLOAT output, one
+// tensor of llama.cpp-quantized blocks), and how many of them the emulation's log marks as AI CPU
+// kernels. Printed for the README and the closing note; each format must launch something.
+TEST(Ascend, DeviceCallsPerFormat) {
+    SKIP_WITHOUT_EMULATION();
+    TempDir dir;
+    const std::string log = dir.file("calls.log");
+    // Read when the emulation initialises: this test is the first to load it in its process.
+    setenv("GGUFTOOL_CANN_EMULATOR_LOG", log.c_str(), 1);
+    rt::RunOptions o;
+    o.backend = "ascend";
+    o.profile = true;
+    std::cout << "format    calls  aicpu  (" << kSoc << ", " << (k85 ? "8.5" : "8.1") << ")\n";
+    for (const testdata::Case &c : testdata::cases()) {
+        if (!c.name.ends_with("_llama")) continue;
+        const size_t before = [&] {
+            std::ifstream f(log);
+            return size_t(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
+        }();
+        rt::Session s(from_proto(testdata::packed_model(DataType::float32, {&c}, false)), o);
+        s.run();
+        uint64_t calls = 0;
+        for (const rt::NodeProfile &p : s.profile()) calls += p.device_calls;
+        std::ifstream f(log);
+        std::string line;
+        size_t n = 0, aicpu = 0;
+        while (std::getline(f, line))
+            if (n++ >= before && line.ends_with("aicpu")) ++aicpu;
+        EXPECT_GT(calls, 0u) << c.name;
+        std::cout << fmt::format("{:<8}  {:>5}  {:>5}\n", type_name(c.type), calls, aicpu);
+    }
+}
+
+// End to end on the sample: convert, run on the device comparing with the GGUF, verify.
+TEST(Ascend, SampleRunsAndVerifiesOnTheDevice) {
+    SKIP_WITHOUT_EMULATION();
+    TempDir dir;
+    const std::string onnx = dir.file("sample.onnx");
+    ASSERT_EQ(run_gguftool({"to-onnx", test::kSample, onnx}).status, 0);
+    const RunResult run =
+        run_gguftool({"run", onnx, "--backend", "ascend", "--compare", test::kSample});
+    EXPECT_EQ(run.status, 0) << run.out << run.err;
+    EXPECT_NE(run.out.find(" 0 differ"), std::string::npos) << run.out;
+    EXPECT_NE(run.err.find("emulation"), std::string::npos) << run.err;
+    const RunResult verify =
+        run_gguftool({"verify", test::kSample, "--onnx", onnx, "--backend", "ascend"});
+    EXPECT_EQ(verify.status, 0) << verify.out << verify.err;
+}
+
+TEST(Ascend, ADeviceThatIsNotThereIsAnError) {
+    SKIP_WITHOUT_EMULATION();
+    rt::BackendOptions o;
+    o.device = 7;
+    try {
+        rt::make_backend("ascend", o);
+        FAIL() << "device 7 opened";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("no Ascend device 7"), std::string::npos) << e.what();
+    }
+}
+
+// Without CANN, --backend ascend says what it looked for and where, and exits 1.
+TEST(Ascend, WithoutCannTheBackendSaysWhatItLookedFor) {
+    TempDir dir;
+    const std::string onnx = dir.file("sample.onnx");
+    ASSERT_EQ(run_gguftool({"to-onnx", test::kSample, onnx}).status, 0);
+    const std::string missing = dir.file("no-cann-here");
+    const RunResult r = test::run_program({"/usr/bin/env", "-u", "ASCEND_HOME_PATH", "-u",
+                                           "ASCEND_TOOLKIT_HOME", "GGUFTOOL_CANN_LIB_DIR=" + missing,
+                                           GGUFTOOL_EXE, "run", onnx, "--backend", "ascend"});
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.err.find("libacl_rt.so"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("libascendcl.so"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+    // The CPU backend is unaffected.
+    const RunResult cpu = test::run_program(
+        {"/usr/bin/env", "GGUFTOOL_CANN_LIB_DIR=" + missing, GGUFTOOL_EXE, "run", onnx});
+    EXPECT_EQ(cpu.status, 0) << cpu.err;
+}
+
+}  // namespace
+}  // namespace gguftool::ascendtest
