@@ -126,7 +126,7 @@ TEST(CannEmulatorOperators, DtypesFollowTheSocProfile) {
                 ti, 2, s.tensor(v, cann::ACL_INT8, {1}), s.tensor(v, cann::ACL_INT8, {1}, {1}, 1),
                 -1, s.tensor(y, cann::ACL_INT8, {1, 2}), &size, &e);
             EXPECT_EQ(oh, p310 ? 0 : cann::kAclnnErrParamInvalid) << recent(s.api);
-            // FloorDivides and RemainderTensorTensor are not on the 310P.
+            // FloorDivides is not on the 310P.
             cann::aclScalar *two = s.scalar(int32_t(2), cann::ACL_INT32);
             const cann::aclnnStatus fd = s.api.aclnnFloorDividesGetWorkspaceSize(
                 ti, two, s.tensor(i, cann::ACL_INT32, {1}), &size, &e);

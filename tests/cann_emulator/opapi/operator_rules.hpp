@@ -105,11 +105,11 @@ inline constexpr PerFamily kFloorDivideOut = {kArithmetic.ascend910b.without({AC
                                               kArithmetic.ascend310p.without({ACL_BOOL})};
 inline constexpr PerFamily kFloorDivides = {kNumeric, {}};  // BF16 only on the 950; no 310P
 
-inline constexpr PerFamily kRemainderIn = {{ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64,
-                                            ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16},
-                                           {}};
-inline constexpr PerFamily kRemainderPromoted = {
-    {ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE, ACL_BF16}, {}};
+// RemainderTensorTensor's doc lists the 310P too (without BF16); RemainderTensorScalar's does not.
+inline constexpr PerFamily kRemainderIn = with_bf16_on_a2(
+    {ACL_UINT8, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE});
+inline constexpr PerFamily kRemainderPromoted =
+    with_bf16_on_a2({ACL_INT32, ACL_INT64, ACL_FLOAT16, ACL_FLOAT, ACL_DOUBLE});
 
 inline constexpr DtypeSet kBitwiseAndTensorIn{ACL_BOOL,  ACL_INT8,  ACL_INT16, ACL_INT32,
                                               ACL_INT64, ACL_UINT8, ACL_UINT16};
