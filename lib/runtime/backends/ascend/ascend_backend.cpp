@@ -105,9 +105,15 @@ AscendBackend::AscendBackend(int device) : device_(std::make_shared<Device>(devi
 
 std::string AscendBackend::description() const {
     const Cann &api = device_->api();
-    std::string s = fmt::format("ascend: device {}, {}, {} ({}){}", device_->id(), device_->soc(),
-                                api.layout, fmt::join(api.files, ", "),
-                                api.has_atb ? "" : "; ATB absent (OneHot uses aclnnOneHot)");
+    // The runtime's directory (the other libraries come from it when it has them) and ATB's.
+    const auto dir = [](const std::string &file) {
+        const size_t slash = file.rfind('/');
+        return slash == std::string::npos ? std::string("the system path") : file.substr(0, slash);
+    };
+    std::string s = fmt::format("ascend: device {}, {}, {} from {}", device_->id(), device_->soc(),
+                                api.layout, dir(api.files.front()));
+    s += api.has_atb ? fmt::format(", ATB from {}", dir(api.files.back()))
+                     : std::string(", no ATB (OneHot uses aclnnOneHot)");
     if (!api.emulation.empty()) s += fmt::format(" -- {}: an emulation, not an NPU", api.emulation);
     return s;
 }
