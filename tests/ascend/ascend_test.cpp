@@ -37,15 +37,14 @@ std::string env(const char *name) {
 
 // The profile this run emulates.
 const std::string kLibDir = env("GGUFTOOL_CANN_LIB_DIR");
-const std::string kSoc = env("GGUFTOOL_CANN_EMULATOR_SOC").empty()
-                             ? "Ascend910B1"
-                             : env("GGUFTOOL_CANN_EMULATOR_SOC");
+const std::string kSoc =
+    env("GGUFTOOL_CANN_EMULATOR_SOC").empty() ? "Ascend910B1" : env("GGUFTOOL_CANN_EMULATOR_SOC");
 const bool k310P = kSoc.starts_with("Ascend310P");
 const bool k85 = kLibDir.ends_with("8.5");
 const bool kAtb = !env("ATB_HOME_PATH").empty();
 
-#define SKIP_WITHOUT_EMULATION()                                                     \
-    if (kLibDir.empty())                                                             \
+#define SKIP_WITHOUT_EMULATION()                                                      \
+    if (kLibDir.empty())                                                              \
     GTEST_SKIP() << "GGUFTOOL_CANN_LIB_DIR is not set: ctest runs this program with " \
                     "the CANN emulation's profiles"
 
@@ -174,9 +173,9 @@ testdata::Case random_case(GgmlType t) {
 }
 
 // A one-node model on graph inputs, built in memory.
-onnx::ModelProto one_node(const std::string &op, const std::vector<std::pair<std::string, DataType>> &inputs,
-                          DataType out, int opset,
-                          const std::vector<onnx::AttributeProto> &attributes = {}) {
+onnx::ModelProto one_node(const std::string &op,
+                          const std::vector<std::pair<std::string, DataType>> &inputs, DataType out,
+                          int opset, const std::vector<onnx::AttributeProto> &attributes = {}) {
     onnx::ModelProto m;
     m.set_ir_version(10);
     auto *o = m.add_opset_import();
@@ -236,9 +235,9 @@ TEST(Ascend, BitShiftsMatchTheCpuBackend) {
     const std::vector<uint8_t> x = {0, 1, 2, 3, 127, 128, 200, 255};
     for (const char *dir : {"RIGHT", "LEFT"}) {
         SCOPED_TRACE(dir);
-        const rt::Model m = from_proto(
-            one_node("BitShift", {{"x", DataType::uint8}, {"s", DataType::uint8}},
-                     DataType::uint8, 21, {string_attribute("direction", dir)}));
+        const rt::Model m =
+            from_proto(one_node("BitShift", {{"x", DataType::uint8}, {"s", DataType::uint8}},
+                                DataType::uint8, 21, {string_attribute("direction", dir)}));
         for (const std::vector<uint8_t> &s :
              std::vector<std::vector<uint8_t>>{{3}, {0, 1, 2, 3, 4, 7, 8, 9}}) {
             const rt::Inputs in = {
@@ -247,6 +246,44 @@ TEST(Ascend, BitShiftsMatchTheCpuBackend) {
             const auto dev = run_on(m, "ascend", in);
             const auto cpu = run_on(m, "cpu", in);
             EXPECT_TRUE(same_bytes(dev[0].second, cpu[0].second));
+        }
+    }
+}
+
+// Shift amounts computed on the device (an Add's output) have no host copy: a right shift needs
+// aclnnRightShift, which CANN 8.5 has on the Atlas A2 and nothing has on the 310P or in CANN 8.1.
+TEST(Ascend, RightShiftByComputedAmountsNeedsAclnnRightShift) {
+    SKIP_WITHOUT_EMULATION();
+    onnx::ModelProto m = one_node("BitShift", {{"x", DataType::uint8}, {"t", DataType::uint8}},
+                                  DataType::uint8, 21, {string_attribute("direction", "RIGHT")});
+    onnx::GraphProto &g = *m.mutable_graph();
+    // t = s + zero, then x >> t.
+    onnx::NodeProto &add = *g.add_node();
+    add.set_op_type("Add");
+    add.set_name("amounts");
+    add.add_input("s");
+    add.add_input("zero");
+    add.add_output("t");
+    g.mutable_node()->SwapElements(0, 1);
+    g.mutable_input(1)->set_name("s");
+    auto *zero = g.add_input();
+    zero->set_name("zero");
+    zero->mutable_type()->mutable_tensor_type()->set_elem_type(onnx_number(DataType::uint8));
+    const rt::Inputs in = {
+        {"x", rt::Tensor::from_values(DataType::uint8, {4}, std::vector<uint8_t>{255, 128, 7, 1})},
+        {"s", rt::Tensor::from_values(DataType::uint8, {4}, std::vector<uint8_t>{1, 7, 2, 9})},
+        {"zero", rt::Tensor::from_values(DataType::uint8, {4}, std::vector<uint8_t>{0, 0, 0, 0})}};
+    const rt::Model model = from_proto(m);
+    if (k85 && !k310P) {
+        const auto dev = run_on(model, "ascend", in);
+        EXPECT_TRUE(same_bytes(dev[0].second, run_on(model, "cpu", in)[0].second));
+        EXPECT_EQ(dev[0].second.to_vector<uint8_t>(), (std::vector<uint8_t>{127, 1, 1, 0}));
+    } else {
+        try {
+            run_on(model, "ascend", in);
+            FAIL() << "ran without aclnnRightShift";
+        } catch (const Error &e) {
+            EXPECT_NE(std::string(e.what()).find("aclnnRightShift"), std::string::npos) << e.what();
         }
     }
 }
@@ -269,8 +306,9 @@ TEST(Ascend, ProfilesCountDeviceCallsPerLoweredNode) {
 }
 
 // The speed proxy without an NPU: aclnn launches per DequantizePacked format (FLOAT output, one
-// tensor of 2048 elements: the count does not depend on the size or the values), and how many of them the emulation's log marks as AI CPU
-// kernels. Printed for the README and the closing note; each format must launch something.
+// tensor of 2048 elements: the count does not depend on the size or the values), and how many of
+// them the emulation's log marks as AI CPU kernels. Printed for the README and the closing note;
+// each format must launch something.
 TEST(Ascend, DeviceCallsPerFormat) {
     SKIP_WITHOUT_EMULATION();
     TempDir dir;
@@ -337,9 +375,9 @@ TEST(Ascend, WithoutCannTheBackendSaysWhatItLookedFor) {
     const std::string onnx = dir.file("sample.onnx");
     ASSERT_EQ(run_gguftool({"to-onnx", test::kSample, onnx}).status, 0);
     const std::string missing = dir.file("no-cann-here");
-    const RunResult r = test::run_program({"/usr/bin/env", "-u", "ASCEND_HOME_PATH", "-u",
-                                           "ASCEND_TOOLKIT_HOME", "GGUFTOOL_CANN_LIB_DIR=" + missing,
-                                           GGUFTOOL_EXE, "run", onnx, "--backend", "ascend"});
+    const RunResult r = test::run_program(
+        {"/usr/bin/env", "-u", "ASCEND_HOME_PATH", "-u", "ASCEND_TOOLKIT_HOME",
+         "GGUFTOOL_CANN_LIB_DIR=" + missing, GGUFTOOL_EXE, "run", onnx, "--backend", "ascend"});
     EXPECT_EQ(r.status, 1) << r.out << r.err;
     EXPECT_NE(r.err.find("libacl_rt.so"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("libascendcl.so"), std::string::npos) << r.err;
