@@ -65,32 +65,15 @@ bool same_bytes(const rt::Tensor &a, const rt::Tensor &b) {
            std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
 }
 
-bool is_nan(const uint8_t *p, DataType t) {
-    if (t == DataType::float16) {
-        const uint16_t h = uint16_t(p[0] | p[1] << 8);
-        return (h & 0x7C00) == 0x7C00 && (h & 0x3FF);
-    }
-    if (t == DataType::bfloat16) {
-        const uint16_t h = uint16_t(p[0] | p[1] << 8);
-        return (h & 0x7F80) == 0x7F80 && (h & 0x7F);
-    }
-    if (t == DataType::float64) {
-        double d;
-        std::memcpy(&d, p, 8);
-        return std::isnan(d);
-    }
-    float f;
-    std::memcpy(&f, p, 4);
-    return std::isnan(f);
-}
-
 // Elements that differ, any NaN equal to any NaN.
 size_t differing(const rt::Tensor &a, const rt::Tensor &b) {
     const size_t w = dtype_size(a.dtype());
     size_t n = 0;
     for (uint64_t i = 0; i < a.elements(); ++i) {
         const uint8_t *p = a.data() + i * w, *q = b.data() + i * w;
-        if (std::memcmp(p, q, w) != 0 && !(is_nan(p, a.dtype()) && is_nan(q, a.dtype()))) ++n;
+        if (std::memcmp(p, q, w) != 0 &&
+            !(testdata::is_nan(p, a.dtype()) && testdata::is_nan(q, a.dtype())))
+            ++n;
     }
     return n;
 }

@@ -24,6 +24,7 @@ namespace {
 
 using testdata::Case;
 using testdata::cases;
+using testdata::is_nan;
 using testdata::packed_model;
 
 // The value llama.cpp's float f becomes in `dtype`, as the bytes the output holds (bfloat16:
@@ -39,21 +40,6 @@ std::vector<uint8_t> expected_bytes(float f, DataType dtype) {
         append_expected(out, f, dtype);
     }
     return out;
-}
-
-bool is_nan(const uint8_t *p, DataType dtype) {
-    if (dtype == DataType::float16) {
-        const uint16_t h = uint16_t(p[0] | p[1] << 8);
-        return (h & 0x7C00) == 0x7C00 && (h & 0x3FF);
-    }
-    if (dtype == DataType::float64) {
-        double d;
-        std::memcpy(&d, p, 8);
-        return std::isnan(d);
-    }
-    float f;
-    std::memcpy(&f, p, 4);
-    return std::isnan(f);
 }
 
 struct Param {

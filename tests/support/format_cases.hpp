@@ -6,6 +6,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -129,6 +131,26 @@ inline onnx::ModelProto packed_model(DataType dtype, const std::vector<const Cas
         for (int64_t d : c.shape) tt->mutable_shape()->add_dim()->set_dim_value(d);
     }
     return m;
+}
+
+// Whether the element at p, of floating type t (little-endian), is a NaN.
+inline bool is_nan(const uint8_t *p, DataType t) {
+    if (t == DataType::float16) {
+        const uint16_t h = uint16_t(p[0] | p[1] << 8);
+        return (h & 0x7C00) == 0x7C00 && (h & 0x3FF);
+    }
+    if (t == DataType::bfloat16) {
+        const uint16_t h = uint16_t(p[0] | p[1] << 8);
+        return (h & 0x7F80) == 0x7F80 && (h & 0x7F);
+    }
+    if (t == DataType::float64) {
+        double d;
+        std::memcpy(&d, p, 8);
+        return std::isnan(d);
+    }
+    float f;
+    std::memcpy(&f, p, 4);
+    return std::isnan(f);
 }
 
 }  // namespace gguftool::testdata
