@@ -64,4 +64,9 @@ bool is_integer(DataType t) {
     }
 }
 
+bool is_unsigned(DataType t) {
+    return t == DataType::uint8 || t == DataType::uint16 || t == DataType::uint32 ||
+           t == DataType::uint64;
+}
+
 }  // namespace gguftool

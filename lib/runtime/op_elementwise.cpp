@@ -23,11 +23,6 @@ Shape broadcast(const Shape &a, const Shape &b) {
     return out;
 }
 
-bool is_unsigned(DataType t) {
-    return t == DataType::uint8 || t == DataType::uint16 || t == DataType::uint32 ||
-           t == DataType::uint64;
-}
-
 // The element types an operator takes (as ONNX lists them, within the runtime's types).
 enum class Types { numeric, integers, unsigned_integers, any };
 

@@ -49,7 +49,9 @@ TEST(OnnxCheck, LoweredNodeTestsPassWhatOnnx112Checks) {
             if (opset >= 18) allowed.insert("BitwiseAnd");
             if (opset >= 26) allowed.insert("BitCast");
             for (const std::string &op : keys(r.unchecked)) EXPECT_TRUE(allowed.count(op)) << op;
-            if (opset == 17) EXPECT_TRUE(r.unchecked.empty());
+            if (opset == 17) {
+                EXPECT_TRUE(r.unchecked.empty());
+            }
         }
     }
     EXPECT_GT(lowered, 0u);

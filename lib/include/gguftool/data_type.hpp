@@ -35,5 +35,6 @@ size_t dtype_size(DataType t);       // bytes per element; 0 for undefined
 const char *dtype_name(DataType t);  // ONNX spelling: "float", "float16", "double", "bool", ...
 bool is_floating(DataType t);        // float32, float16, bfloat16, float64
 bool is_integer(DataType t);         // the eight integer types (not bool)
+bool is_unsigned(DataType t);        // uint8, uint16, uint32, uint64
 
 }  // namespace gguftool

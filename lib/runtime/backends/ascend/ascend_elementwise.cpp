@@ -3,8 +3,6 @@
 // through INT32 (BitwiseAnd on UINT8/INT8 is an AI CPU kernel, CANN-FACTS.md 2.2) and shifts by
 // known amounts become floor divisions and multiplications by powers of two (RightShift is CANN
 // 8.5's, absent on 310P, and an AI CPU kernel outside the 950).
-#include <cmath>
-
 #include "ascend_backend.hpp"
 
 namespace gguftool::runtime::ascend {
@@ -16,11 +14,6 @@ bool empty(const DeviceTensor &t) {
 
 unsigned bit_width(DataType t) {
     return unsigned(dtype_size(t) * 8);
-}
-
-bool is_unsigned(DataType t) {
-    return t == DataType::uint8 || t == DataType::uint16 || t == DataType::uint32 ||
-           t == DataType::uint64;
 }
 
 // The type a shift of `t` is computed in: one whose products of a value and 2^(width-1) do not

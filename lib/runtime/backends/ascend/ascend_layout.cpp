@@ -43,30 +43,28 @@ void AscendBackend::transpose(std::span<const size_t> perm, const DeviceTensor &
 void AscendBackend::concat(size_t axis, std::span<const DeviceTensor> inputs, DeviceTensor &y) {
     if (y.elements() == 0) return;
     Device &d = *device_;
-    std::vector<std::unique_ptr<Desc>> parts;
+    std::vector<const DeviceTensor *> present;
     for (const DeviceTensor &t : inputs)
-        if (t.elements()) parts.push_back(std::make_unique<Desc>(d, t));
-    if (parts.size() == 1) {
-        for (const DeviceTensor &t : inputs)
-            if (t.elements()) copy(t, y.shape, dense_strides(y.shape), 0, y);
-        return;
-    }
+        if (t.elements()) present.push_back(&t);
+    if (present.size() == 1) return copy(*present[0], y.shape, dense_strides(y.shape), 0, y);
+    std::vector<std::unique_ptr<Desc>> parts;
     std::vector<const cann::aclTensor *> list;
-    for (const auto &p : parts) list.push_back(*p);
+    for (const DeviceTensor *t : present) {
+        parts.push_back(std::make_unique<Desc>(d, *t));
+        list.push_back(*parts.back());
+    }
     cann::aclTensorList *tensors = d.api().aclCreateTensorList(list.data(), list.size());
     if (!tensors) throw Error("aclCreateTensorList failed");
-    try {
-        const Desc out(d, y);
-        GGUFTOOL_ACLNN(d, Cat, static_cast<const cann::aclTensorList *>(tensors), int64_t(axis),
-                       static_cast<cann::aclTensor *>(out));
-    } catch (...) {
-        for (auto &p : parts) p->release();
-        d.api().aclDestroyTensorList(tensors);
-        throw;
-    }
-    // The list owns its tensors: aclDestroyTensorList destroys them too.
+    // The list owns its tensors: aclDestroyTensorList destroys them too, whatever happens.
     for (auto &p : parts) p->release();
-    d.api().aclDestroyTensorList(tensors);
+    struct ListGuard {
+        const Cann &api;
+        cann::aclTensorList *list;
+        ~ListGuard() { api.aclDestroyTensorList(list); }
+    } guard{d.api(), tensors};
+    const Desc out(d, y);
+    GGUFTOOL_ACLNN(d, Cat, static_cast<const cann::aclTensorList *>(tensors), int64_t(axis),
+                   static_cast<cann::aclTensor *>(out));
 }
 
 void AscendBackend::gather(size_t axis, bool negative_indices, const DeviceTensor &data,

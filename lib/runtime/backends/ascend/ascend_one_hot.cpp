@@ -36,7 +36,8 @@ void AscendBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
     const int64_t lo = negative ? -depth - 1 : -1;
     const int64_t k = negative ? depth + 1 : 1;
     const int64_t classes = negative ? 2 * depth + 2 : depth + 2;
-    if (classes > (it == DataType::int32 ? int64_t(INT32_MAX) : int64_t(INT32_MAX)))
+    // aclnnOneHot's numClasses is an int, and INT32 indices must hold every shifted index.
+    if (classes > int64_t(INT32_MAX))
         throw Error(fmt::format("OneHot depth {} is too large for the ascend backend", depth));
 
     // A scalar index is a [1] tensor whose row is the output.
@@ -107,7 +108,6 @@ void AscendBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
                        ? v.data_as<int32_t>()[0] == 0 && v.data_as<int32_t>()[1] == 1
                        : v.data_as<int64_t>()[0] == 0 && v.data_as<int64_t>()[1] == 1;
     }
-    DeviceTensor hits;  // the mask of wanted positions, dense, when it is not the output
     if (zero_one) {
         if (negative) {
             const Desc a = view(1), b = view(depth + 1);
@@ -123,7 +123,8 @@ void AscendBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
     {
         const Desc c(d, condition);
         if (negative) {
-            hits = allocate(it, yshape);
+            // The mask of wanted positions, dense: the sum of the two views.
+            const DeviceTensor hits = allocate(it, yshape);
             {
                 const Desc a = view(1), b = view(depth + 1), h(d, hits);
                 const Scalar one_s(d, it, int64_t(1));

@@ -122,8 +122,8 @@ Cann load() {
     const bool v85 = runtime->path.ends_with("libacl_rt.so");
     // The other libraries come from the directory the runtime was found in when it has them.
     std::vector<SearchDir> near = dirs;
-    near.insert(near.begin(), {fs::path(runtime->path).parent_path().string(), "beside it"});
-    if (fs::path(runtime->path).parent_path().empty()) near.erase(near.begin());
+    if (const std::string beside = fs::path(runtime->path).parent_path().string(); !beside.empty())
+        near.insert(near.begin(), {beside, "beside it"});
 
     const auto nnopbase = open_first(near, {"libnnopbase.so"}, tried);
     if (!nnopbase)
