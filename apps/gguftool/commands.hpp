@@ -15,6 +15,7 @@ inline constexpr int kExitNoHelper = 127;  // gguftool-onnx is missing (as a she
 using Runner = std::function<int()>;
 
 Runner add_dump(CLI::App &app);
+Runner add_diff(CLI::App &app);
 Runner add_run(CLI::App &app);
 Runner add_to_onnx(CLI::App &app);
 Runner add_verify(CLI::App &app);
