@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@ inline const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata
 
 struct RunResult {
     int status = -1;  // exit code, or -1 if killed by a signal
+    int signal = 0;   // the signal that ended it, if one did
     std::string out;
     std::string err;
 };
@@ -98,6 +100,52 @@ inline RunResult run_program(std::vector<std::string> argv_s) {
     int status = 0;
     waitpid(pid, &status, 0);
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    return r;
+}
+
+// The built CLI started in a child process (fork and exec), optionally under a file size limit
+// (RLIMIT_FSIZE, SIGXFSZ left to the program), for tests that act on it while it runs.
+struct Spawned {
+    pid_t pid = -1;
+    int out = -1, err = -1;  // its stdout and stderr
+};
+
+inline Spawned spawn_gguftool(const std::vector<std::string> &args,
+                              std::optional<rlim_t> file_size_limit = std::nullopt) {
+    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (std::string &a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int out_pipe[2], err_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
+        throw std::runtime_error("pipe failed");
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {  // only async-signal-safe calls from here
+        if (file_size_limit) {
+            const rlimit limit{*file_size_limit, *file_size_limit};
+            if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(126);
+        }
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        execve(argv[0], argv.data(), environ);
+        _exit(127);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    return {pid, out_pipe[0], err_pipe[0]};
+}
+
+// Collects the output of a spawned CLI and waits for its end.
+inline RunResult finish(const Spawned &s) {
+    RunResult r;
+    drain_pipes(s.out, s.err, r.out, r.err);
+    int status = 0;
+    waitpid(s.pid, &status, 0);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     return r;
 }
 

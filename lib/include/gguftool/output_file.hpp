@@ -17,8 +17,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gguftool {
+
+namespace detail {
+struct PendingSlot;
+}
 
 class OutputFile {
 public:
@@ -32,12 +37,24 @@ public:
     void write(const void *data, size_t size);
     // Appends zeros up to the next multiple of `alignment`.
     void pad_to(uint64_t alignment);
+    // Appends `size` bytes of the file open as `source_fd` from offset `source_offset`, named
+    // `source` in errors. In the kernel with copy_file_range; where it cannot (another file
+    // system, no support: EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, ...) with pread and write through a
+    // fixed 1 MiB buffer. Throws gguftool::Error(final path, offset, reason naming the source and
+    // its offset), also when the source ends before `size` bytes.
+    void copy_from(int source_fd, uint64_t source_offset, uint64_t size, const std::string &source);
     uint64_t size() const { return size_; }
     const std::string &final_path() const { return final_; }
 
-    // Closes the file (with the permissions a new file gets under the umask) and renames it to
-    // its final path. It stays pending until keep().
-    void commit();
+    // Closes the file (with the permissions a new file gets under the umask); it stays pending,
+    // under its temporary name, and takes no write any more. For a program that writes many
+    // outputs before committing any (a split model's shards): each holds a descriptor until then.
+    void close();
+    // Closes the file if it is open and renames it to its final path. It stays pending until
+    // keep(). With Existing::refuse, an existing file of that name is an error, not replaced
+    // (checked atomically by the rename: RENAME_NOREPLACE, or link where that is unsupported).
+    enum class Existing { replace, refuse };
+    void commit(Existing existing = Existing::replace);
     // The output is done: the destructor and remove_pending_outputs() leave it alone.
     void keep();
 
@@ -45,9 +62,14 @@ private:
     std::string final_;
     std::string temp_;
     int fd_ = -1;
-    int slot_ = -1;  // in the table of pending paths remove_pending_outputs() reads
+    // In the table of pending paths remove_pending_outputs() reads (null: not registered).
+    detail::PendingSlot *slot_ = nullptr;
     uint64_t size_ = 0;
 };
+
+// Throws gguftool::Error naming `output` if it is the same file (device and inode) as one of
+// `inputs`: an output renamed over its input would replace what it is made from.
+void refuse_to_write_over(const std::string &output, const std::vector<std::string> &inputs);
 
 // Removes every pending output file of the process (temporary, or committed but not kept).
 // Async-signal-safe, and only for a signal handler that then ends the process: it waits for a
