@@ -14,10 +14,12 @@
 namespace gguftool {
 namespace {
 
-// Closes the descriptor on every path out of the constructor; the mapping outlives it.
+// Closes the descriptor when the constructor fails (a destructor does not run then).
 struct FdCloser {
     int fd;
-    ~FdCloser() { ::close(fd); }
+    ~FdCloser() {
+        if (fd >= 0) ::close(fd);
+    }
 };
 
 [[noreturn]] void fail(const std::string &path, const char *what, int err) {
@@ -29,7 +31,7 @@ struct FdCloser {
 MappedFile::MappedFile(const std::string &path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) fail(path, "cannot open: ", errno);
-    const FdCloser closer{fd};
+    FdCloser closer{fd};
     struct stat st {};
     if (::fstat(fd, &st) != 0) fail(path, "cannot stat: ", errno);
     if (!S_ISREG(st.st_mode)) throw Error(path, std::nullopt, "not a regular file");
@@ -39,6 +41,8 @@ MappedFile::MappedFile(const std::string &path) {
         if (p == MAP_FAILED) fail(path, "cannot map: ", errno);
         data_ = static_cast<const uint8_t *>(p);
     }
+    fd_ = fd;
+    closer.fd = -1;
 }
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
@@ -47,6 +51,7 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path) {
 
 MappedFile::~MappedFile() {
     if (data_) ::munmap(const_cast<uint8_t *>(data_), size_);
+    ::close(fd_);
 }
 
 }  // namespace gguftool

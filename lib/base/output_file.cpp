@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include "gguftool/error.hpp"
@@ -20,17 +21,33 @@
 namespace gguftool {
 namespace {
 
-// Pending paths, read by remove_pending_outputs(): fixed storage, no allocation, lock-free
-// atomics only. An output that finds no free slot (or has a longer path) is still removed by its
-// destructor, just not on a signal.
+// Pending paths, read by remove_pending_outputs(): lock-free atomics only, no allocation in the
+// handler. A fixed block of slots, then, for programs with more outputs pending at once (the
+// shards of a split model), slots allocated by the thread creating an output and pushed onto a
+// list that is never shortened: a free slot is reused. A path longer than kPathMax is still
+// removed by its OutputFile's destructor, just not on a signal.
 constexpr int kSlots = 16;
 constexpr size_t kPathMax = 4096;
-struct Slot {
+
+}  // namespace
+
+namespace detail {
+struct PendingSlot {
     std::atomic<bool> owned{false};  // claimed by an OutputFile
     std::atomic<bool> used{false};   // `path` is set and is to be removed on a signal
     char path[kPathMax];
+    PendingSlot *next = nullptr;  // set before the slot is published, then constant
 };
-Slot g_slots[kSlots];
+}  // namespace detail
+
+namespace {
+
+using detail::PendingSlot;
+
+PendingSlot g_slots[kSlots];
+std::atomic<PendingSlot *> g_more{nullptr};  // the allocated slots, newest first
+
+static_assert(std::atomic<PendingSlot *>::is_always_lock_free);
 
 // Creating a temporary file and registering it, or renaming it and registering the new name, must
 // look atomic to remove_pending_outputs(): a signal in between would leave a file nobody removes
@@ -75,36 +92,65 @@ private:
     sigset_t old_;
 };
 
-// Only inside a Change.
-int add_pending(const std::string &path) {
-    if (path.size() >= kPathMax) return -1;
-    for (int i = 0; i < kSlots; ++i) {
-        Slot &s = g_slots[i];
-        bool free = false;
-        if (!s.owned.compare_exchange_strong(free, true)) continue;
-        std::memcpy(s.path, path.c_str(), path.size() + 1);
-        s.used.store(true);
-        return i;
+bool claim(PendingSlot &s) {
+    bool free = false;
+    return s.owned.compare_exchange_strong(free, true);
+}
+
+// A slot owned by the caller: a free one, else a new one on the list.
+PendingSlot *claim_slot() {
+    for (PendingSlot &s : g_slots)
+        if (claim(s)) return &s;
+    for (PendingSlot *s = g_more.load(); s; s = s->next)
+        if (claim(*s)) return s;
+    auto *s = new PendingSlot;  // never freed: the handler may be walking the list
+    s->owned.store(true);
+    s->next = g_more.load();
+    while (!g_more.compare_exchange_weak(s->next, s)) {
     }
-    return -1;
+    return s;
 }
 
 // Only inside a Change.
-void rename_pending(int slot, const std::string &path) {
-    if (slot < 0) return;
-    Slot &s = g_slots[slot];
+PendingSlot *add_pending(const std::string &path) {
+    if (path.size() >= kPathMax) return nullptr;
+    PendingSlot *s = claim_slot();
+    std::memcpy(s->path, path.c_str(), path.size() + 1);
+    s->used.store(true);
+    return s;
+}
+
+// Only inside a Change.
+void rename_pending(PendingSlot *s, const std::string &path) {
+    if (!s) return;
     if (path.size() >= kPathMax) {
-        s.used.store(false);
+        s->used.store(false);
         return;
     }
-    std::memcpy(s.path, path.c_str(), path.size() + 1);
-    s.used.store(true);
+    std::memcpy(s->path, path.c_str(), path.size() + 1);
+    s->used.store(true);
 }
 
-void drop_pending(int slot) {
-    if (slot < 0) return;
-    g_slots[slot].used.store(false);
-    g_slots[slot].owned.store(false);
+void drop_pending(PendingSlot *s) {
+    if (!s) return;
+    s->used.store(false);
+    s->owned.store(false);
+}
+
+void remove_slot(const PendingSlot &s) {
+    if (s.used.load()) ::unlink(s.path);
+}
+
+// copy_file_range: bytes per call (bounded so that a signal is seen between calls), and the
+// errors that mean "not here" rather than a failure: another file system (EXDEV before Linux 5.3
+// and again since 5.19 for file systems of different types), no system call (ENOSYS), files
+// it does not handle (EINVAL, EOPNOTSUPP, ETXTBSY).
+constexpr size_t kCopyChunk = size_t{1} << 30;
+constexpr size_t kCopyBuffer = size_t{1} << 20;  // the fallback's read/write buffer
+
+bool copy_unsupported(int err) {
+    return err == EXDEV || err == ENOSYS || err == EINVAL || err == EOPNOTSUPP || err == ENOTSUP ||
+           err == ETXTBSY;
 }
 
 mode_t new_file_mode() {
@@ -123,8 +169,8 @@ void remove_pending_outputs() noexcept {
     if (!t_changing)
         while (g_changing.load() != 0) {
         }
-    for (Slot &s : g_slots)
-        if (s.used.load()) ::unlink(s.path);
+    for (const PendingSlot &s : g_slots) remove_slot(s);
+    for (const PendingSlot *s = g_more.load(); s; s = s->next) remove_slot(*s);
 }
 
 OutputFile::OutputFile(std::string final_path) : final_(std::move(final_path)) {
@@ -154,6 +200,7 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::write(const void *data, size_t size) {
+    if (fd_ < 0) throw Error(final_, size_, "cannot write: the file is closed");
     const auto *p = static_cast<const uint8_t *>(data);
     while (size > 0) {
         const ssize_t n = ::write(fd_, p, size);
@@ -168,6 +215,40 @@ void OutputFile::write(const void *data, size_t size) {
     }
 }
 
+void OutputFile::copy_from(int source_fd, uint64_t source_offset, uint64_t size,
+                           const std::string &source) {
+    if (fd_ < 0) throw Error(final_, size_, "cannot write: the file is closed");
+    const auto fail = [&](const char *what, int err) {
+        throw Error(final_, size_,
+                    fmt::format("cannot {} {} at offset {}: {}", what, source, source_offset,
+                                err ? std::strerror(err) : "it ends there"));
+    };
+    // In the kernel while it can; copy_file_range returns 0 at the end of the source, and also
+    // for files it does not handle (some kernels): the fallback tells the two apart.
+    while (size > 0) {
+        loff_t in = static_cast<loff_t>(source_offset);
+        const size_t n = std::min<uint64_t>(size, kCopyChunk);
+        const ssize_t done = ::copy_file_range(source_fd, &in, fd_, nullptr, n, 0);
+        if (done < 0 && errno == EINTR) continue;
+        if (done < 0 && !copy_unsupported(errno)) fail("copy from", errno);
+        if (done <= 0) break;
+        source_offset += static_cast<uint64_t>(done);
+        size -= static_cast<uint64_t>(done);
+        size_ += static_cast<uint64_t>(done);
+    }
+    if (size == 0) return;
+    const std::unique_ptr<uint8_t[]> buffer(new uint8_t[kCopyBuffer]);
+    while (size > 0) {
+        const size_t n = std::min<uint64_t>(size, kCopyBuffer);
+        const ssize_t got = ::pread(source_fd, buffer.get(), n, static_cast<off_t>(source_offset));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) fail("read", got < 0 ? errno : 0);
+        write(buffer.get(), static_cast<size_t>(got));
+        source_offset += static_cast<uint64_t>(got);
+        size -= static_cast<uint64_t>(got);
+    }
+}
+
 void OutputFile::pad_to(uint64_t alignment) {
     static const std::vector<uint8_t> zeros(65536);
     uint64_t pad = (alignment - size_ % alignment) % alignment;
@@ -178,7 +259,8 @@ void OutputFile::pad_to(uint64_t alignment) {
     }
 }
 
-void OutputFile::commit() {
+void OutputFile::close() {
+    if (fd_ < 0) return;
     const bool chmod_ok = ::fchmod(fd_, new_file_mode()) == 0;
     const int chmod_errno = errno;
     const bool close_ok = ::close(fd_) == 0;
@@ -186,6 +268,10 @@ void OutputFile::commit() {
     if (!chmod_ok || !close_ok)
         throw Error(final_, std::nullopt,
                     fmt::format("cannot close: {}", std::strerror(chmod_ok ? errno : chmod_errno)));
+}
+
+void OutputFile::commit() {
+    close();
     Change change;
     if (::rename(temp_.c_str(), final_.c_str()) != 0)
         throw Error(final_, std::nullopt,
@@ -197,7 +283,7 @@ void OutputFile::commit() {
 void OutputFile::keep() {
     temp_.clear();
     drop_pending(slot_);
-    slot_ = -1;
+    slot_ = nullptr;
 }
 
 }  // namespace gguftool

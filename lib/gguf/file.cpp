@@ -36,6 +36,9 @@ uint64_t File::file_size() const {
 std::span<const uint8_t> File::bytes() const {
     return {impl_->map.data(), impl_->map.size()};
 }
+int File::fd() const {
+    return impl_->map.fd();
+}
 const std::vector<MetadataEntry> &File::metadata() const {
     return impl_->metadata;
 }

@@ -75,6 +75,8 @@ void resolve_all(Ggml &g) {
     resolve(h, g.gguf_set_arr_data, "gguf_set_arr_data");
     resolve(h, g.gguf_set_arr_str, "gguf_set_arr_str");
     resolve(h, g.gguf_write_to_file, "gguf_write_to_file");
+    resolve(h, g.gguf_find_key, "gguf_find_key");
+    resolve(h, g.gguf_set_kv, "gguf_set_kv");
 
     resolve(h, g.ggml_init, "ggml_init");
     resolve(h, g.ggml_free, "ggml_free");
@@ -82,6 +84,7 @@ void resolve_all(Ggml &g) {
     resolve(h, g.ggml_set_name, "ggml_set_name");
     resolve(h, g.gguf_add_tensor, "gguf_add_tensor");
     resolve(h, g.gguf_set_tensor_data, "gguf_set_tensor_data");
+    resolve(h, g.ggml_get_tensor, "ggml_get_tensor");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // signal mask as they were. remove_pending_outputs() cleans up from a program's own handler.
 #include "gguftool/output_file.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -237,6 +239,141 @@ TEST(RemovePendingOutputs, SignalToAnotherThreadMidRename) {
         EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
         EXPECT_TRUE(files_in(dir.path()).empty()) << "round " << round;
     }
+}
+
+// Many outputs pending at once (a split model's shards), more than the fixed block of slots, each
+// closed before any is committed: a signal removes every one of them.
+TEST(RemovePendingOutputs, ManyPendingOutputsAllGo) {
+    TempDir dir;
+    const int status = in_child([&] {
+        install_cleanup_handler(SIGTERM);
+        std::vector<std::unique_ptr<OutputFile>> outs;
+        for (int i = 0; i < 100; ++i) {
+            outs.push_back(std::make_unique<OutputFile>(dir.file("shard-" + std::to_string(i))));
+            outs.back()->write("x", 1);
+            outs.back()->close();
+        }
+        for (int i = 0; i < 50; ++i) outs[i]->commit();  // renamed, not kept
+        ::raise(SIGTERM);
+    });
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
+    EXPECT_TRUE(files_in(dir.path()).empty());
+    // And in a process that is not interrupted, slots are reused: 1000 outputs in turn.
+    for (int i = 0; i < 1000; ++i) {
+        OutputFile out(dir.file("again"));
+        out.write("y", 1);
+    }
+    EXPECT_TRUE(files_in(dir.path()).empty());
+}
+
+TEST(OutputFile, ClosedTakesNoWrite) {
+    TempDir dir;
+    OutputFile out(dir.file("out"));
+    out.write("abc", 3);
+    out.close();
+    try {
+        out.write("d", 1);
+        ADD_FAILURE() << "wrote to a closed output";
+    } catch (const Error &e) {
+        EXPECT_EQ(std::string(e.what()),
+                  dir.file("out") + ": offset 3: cannot write: the file is closed");
+    }
+    out.commit();
+    out.keep();
+    EXPECT_EQ(text_of(dir.file("out")), "abc");
+}
+
+// A descriptor of `path`, closed with this object.
+struct Fd {
+    explicit Fd(const std::string &path) : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+    ~Fd() { ::close(fd); }
+    int fd;
+};
+
+std::vector<uint8_t> pattern(size_t n) {
+    std::vector<uint8_t> v(n);
+    uint32_t x = 1;
+    for (uint8_t &b : v) b = static_cast<uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
+    return v;
+}
+
+void expect_copies(const std::string &source_dir, const std::string &out_dir) {
+    const std::vector<uint8_t> src = pattern(3 << 20);
+    write_file(source_dir + "/src", src);
+    const Fd in(source_dir + "/src");
+    ASSERT_GE(in.fd, 0);
+    {
+        OutputFile out(out_dir + "/out");
+        out.write("head", 4);
+        out.copy_from(in.fd, 1000, src.size() - 2000, source_dir + "/src");  // > the 1 MiB buffer
+        out.copy_from(in.fd, 0, 0, source_dir + "/src");
+        out.copy_from(in.fd, 7, 5, source_dir + "/src");
+        EXPECT_EQ(out.size(), 4 + src.size() - 2000 + 5);
+        out.commit();
+        out.keep();
+    }
+    std::vector<uint8_t> expected = {'h', 'e', 'a', 'd'};
+    expected.insert(expected.end(), src.begin() + 1000, src.end() - 1000);
+    expected.insert(expected.end(), src.begin() + 7, src.begin() + 12);
+    EXPECT_TRUE(read_file(out_dir + "/out") == expected);
+}
+
+TEST(OutputFile, CopyFromAFile) {
+    TempDir dir;
+    expect_copies(dir.path(), dir.path());
+}
+
+// From another file system (tmpfs to the test directory's): copy_file_range refuses (EXDEV) and
+// the read/write fallback copies.
+TEST(OutputFile, CopyFromAnotherFileSystem) {
+    TempDir dir;
+    struct stat shm {
+    }, here{};
+    if (::stat("/dev/shm", &shm) != 0 || ::stat(dir.path().c_str(), &here) != 0 ||
+        shm.st_dev == here.st_dev || ::access("/dev/shm", W_OK) != 0)
+        GTEST_SKIP() << "no writable /dev/shm on another file system than " << dir.path();
+    char tmpl[] = "/dev/shm/gguftool-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    expect_copies(tmpl, dir.path());
+    fs::remove_all(tmpl);
+}
+
+TEST(OutputFile, CopyPastTheEndOfTheSourceNamesIt) {
+    TempDir dir;
+    write_file(dir.file("src"), pattern(100));
+    const Fd in(dir.file("src"));
+    OutputFile out(dir.file("out"));
+    try {
+        out.copy_from(in.fd, 40, 100, dir.file("src"));
+        ADD_FAILURE() << "no error";
+    } catch (const Error &e) {
+        EXPECT_EQ(std::string(e.what()), dir.file("out") + ": offset 60: cannot read " +
+                                             dir.file("src") + " at offset 100: it ends there");
+    }
+}
+
+// copy_file_range under RLIMIT_FSIZE fails with the output's offset where it stopped.
+TEST(OutputFile, FileSizeLimitIsACopyError) {
+    TempDir dir;
+    write_file(dir.file("src"), pattern(4000));
+    const int status = in_child([&] {
+        ::signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{1000, 1000};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        const Fd in(dir.file("src"));
+        try {
+            OutputFile out(dir.file("out"));
+            out.copy_from(in.fd, 0, 4000, dir.file("src"));
+            _exit(10);
+        } catch (const Error &e) {
+            const std::string expected = dir.file("out") + ": offset 1000: cannot copy from " +
+                                         dir.file("src") + " at offset 1000: File too large";
+            _exit(std::string(e.what()) == expected ? 0 : 11);
+        }
+    });
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "10: no error, 11: another message";
+    EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"src"});
 }
 
 }  // namespace

@@ -5,82 +5,19 @@
 #include "gguf_test_support.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/gguf_writer.hpp"
+#include "llama_content.hpp"
 
 namespace gguftool {
 namespace {
 
 using gguf::MetaValue;
 using gguf::ValueType;
-
-struct TensorSpec {
-    std::string name;
-    GgmlType type;
-    std::vector<int64_t> ne;
-    std::vector<uint8_t> data;
-};
-
-std::vector<TensorSpec> tensor_specs() {
-    std::vector<TensorSpec> specs = {
-        {"token_embd.weight", GgmlType::q4_0, {64, 3}, {}},
-        {"blk.0.attn_norm.weight", GgmlType::f32, {7}, {}},
-        {"blk.0.ffn_up.weight", GgmlType::q6_k, {256, 2}, {}},
-        {"blk.0.ffn_down.weight", GgmlType::bf16, {5, 3, 2}, {}},
-        {"output.weight", GgmlType::iq4_xs, {256, 1, 1, 2}, {}},
-        {"rope_freqs", GgmlType::i64, {3}, {}},
-    };
-    uint32_t seed = 1;
-    for (auto &s : specs) {
-        uint64_t n = 1;
-        for (int64_t d : s.ne) n *= static_cast<uint64_t>(d);
-        s.data = test::filler(*row_bytes(s.type, n), seed++);
-    }
-    return specs;
-}
-
-const std::vector<std::string> kTokens = {"<s>", "</s>", "▁the", "", "a b"};
-const std::vector<float> kScores = {0.0f, -1.5f, 2.25f, -0.0f, 1e-7f};
-const std::vector<int32_t> kTokenTypes = {3, 3, 1, 6, 1};
-
-// Writes the test content with llama.cpp's writer.
-void write_with_llama(const reference::Ggml &g, const std::string &path,
-                      const std::vector<TensorSpec> &specs, bool alignment_key = false) {
-    reference::gguf_context *ctx = g.gguf_init_empty();
-    g.gguf_set_val_str(ctx, "general.architecture", "llama");
-    g.gguf_set_val_u8(ctx, "v.u8", 200);
-    g.gguf_set_val_i8(ctx, "v.i8", -100);
-    g.gguf_set_val_u16(ctx, "v.u16", 60000);
-    g.gguf_set_val_i16(ctx, "v.i16", -20000);
-    g.gguf_set_val_u32(ctx, "llama.context_length", 4096);
-    g.gguf_set_val_i32(ctx, "v.i32", -123456);
-    g.gguf_set_val_f32(ctx, "llama.rope.freq_base", 10000.5f);
-    g.gguf_set_val_bool(ctx, "v.bool", true);
-    g.gguf_set_val_u64(ctx, "v.u64", 1ull << 50);
-    g.gguf_set_val_i64(ctx, "v.i64", -(1ll << 50));
-    g.gguf_set_val_f64(ctx, "v.f64", -0.125);
-    if (alignment_key) g.gguf_set_val_u32(ctx, "general.alignment", 64);
-    std::vector<const char *> tokens;
-    for (const auto &t : kTokens) tokens.push_back(t.c_str());
-    g.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", tokens.data(), tokens.size());
-    g.gguf_set_arr_data(ctx, "tokenizer.ggml.scores", static_cast<int>(ValueType::float32),
-                        kScores.data(), kScores.size());
-    g.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", static_cast<int>(ValueType::int32),
-                        kTokenTypes.data(), kTokenTypes.size());
-    const uint8_t bools[] = {1, 0, 1};
-    g.gguf_set_arr_data(ctx, "v.bools", static_cast<int>(ValueType::bool_), bools, 3);
-    g.gguf_set_arr_data(ctx, "v.empty", static_cast<int>(ValueType::uint16), nullptr, 0);
-
-    void *gctx = g.ggml_init({1 << 20, nullptr, true});
-    for (const TensorSpec &s : specs) {
-        void *t = g.ggml_new_tensor(gctx, static_cast<int>(s.type), static_cast<int>(s.ne.size()),
-                                    s.ne.data());
-        g.ggml_set_name(t, s.name.c_str());
-        g.gguf_add_tensor(ctx, t);
-        g.gguf_set_tensor_data(ctx, s.name.c_str(), s.data.data());
-    }
-    ASSERT_TRUE(g.gguf_write_to_file(ctx, path.c_str(), false));
-    g.ggml_free(gctx);
-    g.gguf_free(ctx);
-}
+using test::kScores;
+using test::kTokens;
+using test::kTokenTypes;
+using test::tensor_specs;
+using test::TensorSpec;
+using test::write_with_llama;
 
 // The same content through our writer.
 gguf::Writer our_writer(const std::vector<TensorSpec> &specs) {

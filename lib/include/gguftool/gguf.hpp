@@ -144,6 +144,9 @@ public:
     uint64_t data_offset() const;
     uint64_t file_size() const;
     std::span<const uint8_t> bytes() const;  // the whole mapping
+    // The read-only descriptor of the mapped file, open as long as this File: writers copy
+    // tensor bytes from it (OutputFile::copy_from) rather than through the mapping.
+    int fd() const;
 
     const std::vector<MetadataEntry> &metadata() const;
     const MetadataEntry *find(std::string_view key) const;       // nullptr when absent

@@ -1,5 +1,7 @@
 // A read-only memory mapping of a whole file: the GGUF reader maps its file with it, the runtime
-// its ONNX models, external data and tensor files.
+// its ONNX models, external data and tensor files. The descriptor stays open with the mapping, so
+// that writers can copy ranges of the very file mapped (copy_file_range) without opening its path
+// again, which by then may name another file.
 #pragma once
 
 #include <cstddef>
@@ -24,8 +26,11 @@ public:
     const uint8_t *data() const { return data_; }  // null for an empty file
     uint64_t size() const { return size_; }
     std::span<const uint8_t> bytes() const { return {data_, size_t(size_)}; }
+    // The read-only descriptor of the mapped file (close-on-exec), open as long as this object.
+    int fd() const { return fd_; }
 
 private:
+    int fd_ = -1;
     const uint8_t *data_ = nullptr;
     uint64_t size_ = 0;
 };

@@ -20,6 +20,10 @@
 
 namespace gguftool {
 
+namespace detail {
+struct PendingSlot;
+}
+
 class OutputFile {
 public:
     // Creates the temporary file. Throws gguftool::Error naming `final_path`.
@@ -32,11 +36,21 @@ public:
     void write(const void *data, size_t size);
     // Appends zeros up to the next multiple of `alignment`.
     void pad_to(uint64_t alignment);
+    // Appends `size` bytes of the file open as `source_fd` from offset `source_offset`, named
+    // `source` in errors. In the kernel with copy_file_range; where it cannot (another file
+    // system, no support: EXDEV, ENOSYS, EINVAL, EOPNOTSUPP, ...) with pread and write through a
+    // fixed 1 MiB buffer. Throws gguftool::Error(final path, offset, reason naming the source and
+    // its offset), also when the source ends before `size` bytes.
+    void copy_from(int source_fd, uint64_t source_offset, uint64_t size, const std::string &source);
     uint64_t size() const { return size_; }
     const std::string &final_path() const { return final_; }
 
-    // Closes the file (with the permissions a new file gets under the umask) and renames it to
-    // its final path. It stays pending until keep().
+    // Closes the file (with the permissions a new file gets under the umask); it stays pending,
+    // under its temporary name, and takes no write any more. For a program that writes many
+    // outputs before committing any (a split model's shards): each holds a descriptor until then.
+    void close();
+    // Closes the file if it is open and renames it to its final path. It stays pending until
+    // keep().
     void commit();
     // The output is done: the destructor and remove_pending_outputs() leave it alone.
     void keep();
@@ -45,7 +59,8 @@ private:
     std::string final_;
     std::string temp_;
     int fd_ = -1;
-    int slot_ = -1;  // in the table of pending paths remove_pending_outputs() reads
+    // In the table of pending paths remove_pending_outputs() reads (null: not registered).
+    detail::PendingSlot *slot_ = nullptr;
     uint64_t size_ = 0;
 };
 

@@ -74,6 +74,9 @@ struct Ggml {
     void (*gguf_set_arr_str)(gguf_context *, const char *, const char **data, size_t n) = nullptr;
     bool (*gguf_write_to_file)(const gguf_context *ctx, const char *fname,
                                bool only_meta) = nullptr;
+    int64_t (*gguf_find_key)(const gguf_context *ctx, const char *key) = nullptr;  // -1: absent
+    // Copies (sets or adds) every key-value pair of `src`, as gguf-split does for its first shard.
+    void (*gguf_set_kv)(gguf_context *ctx, const gguf_context *src) = nullptr;
 
     // ggml tensors, needed only to add tensors through llama.cpp's writer.
     struct InitParamsGgml {
@@ -87,6 +90,7 @@ struct Ggml {
     void *(*ggml_set_name)(void *tensor, const char *name) = nullptr;
     void (*gguf_add_tensor)(gguf_context *ctx, const void *tensor) = nullptr;
     void (*gguf_set_tensor_data)(gguf_context *ctx, const char *name, const void *data) = nullptr;
+    void *(*ggml_get_tensor)(void *ctx, const char *name) = nullptr;  // ggml_tensor *, or null
 
     void *handle = nullptr;
     ~Ggml();
