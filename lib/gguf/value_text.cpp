@@ -225,24 +225,23 @@ struct Parts {
     std::string_view rest;
 };
 
-Parts split_key(std::string_view option, std::string_view arg, const char *form) {
+Parts split_key(std::string_view arg, const char *form) {
     const size_t eq = arg.find('=');
     if (eq == std::string_view::npos || eq == 0)
-        throw Error(fmt::format("{} '{}': expected {}", option, arg, form));
+        throw Error(fmt::format("'{}': expected {}", arg, form));
     return {std::string(arg.substr(0, eq)), arg.substr(eq + 1)};
 }
 
-std::pair<ValueType, std::string_view> split_type(std::string_view option, const Parts &p,
-                                                  const char *form) {
+std::pair<ValueType, std::string_view> split_type(const Parts &p, const char *form,
+                                                  const char *type_note) {
     const size_t colon = p.rest.find(':');
     const std::string_view name = p.rest.substr(0, colon);
     const auto type = value_type_from_name(name);
     if (colon == std::string_view::npos || !type || *type == ValueType::array)
         throw Error(fmt::format(
-            "{} {}: expected {}, TYPE one of uint8, int8, uint16, int16, uint32, int32, uint64, "
-            "int64, float32, float64, bool, string{}",
-            option, p.key, form,
-            option == "--set" ? " (arrays: --set-json)" : " (the type of the innermost elements)"));
+            "{}: expected {}, TYPE one of uint8, int8, uint16, int16, uint32, int32, uint64, "
+            "int64, float32, float64, bool, string {}",
+            p.key, form, type_note));
     return {*type, p.rest.substr(colon + 1)};
 }
 
@@ -275,33 +274,39 @@ MetaValue parse_json(ValueType leaf_type, std::string_view json) {
 
 Assignment parse_set(std::string_view arg) {
     constexpr const char *kForm = "KEY=TYPE:VALUE";
-    const Parts p = split_key("--set", arg, kForm);
-    const auto [type, text] = split_type("--set", p, kForm);
+    const Parts p = split_key(arg, kForm);
+    const auto [type, text] = split_type(p, kForm, "(arrays: --set-json)");
     try {
         return {p.key, parse_scalar(type, text)};
     } catch (const Error &e) {
-        throw Error(fmt::format("--set {}: {}", p.key, e.problem()));
+        throw Error(fmt::format("{}: {}", p.key, e.problem()));
     }
 }
 
 Assignment parse_set_json(std::string_view arg) {
     constexpr const char *kForm = "KEY=TYPE:JSON";
-    const Parts p = split_key("--set-json", arg, kForm);
-    const auto [type, json] = split_type("--set-json", p, kForm);
+    const Parts p = split_key(arg, kForm);
+    const auto [type, json] = split_type(p, kForm, "(of the innermost elements)");
     try {
         return {p.key, parse_json(type, json)};
     } catch (const Error &e) {
-        throw Error(fmt::format("--set-json {}: {}", p.key, e.problem()));
+        throw Error(fmt::format("{}: {}", p.key, e.problem()));
     }
 }
 
+std::pair<std::string, std::string> split_set_file(std::string_view arg) {
+    const Parts p = split_key(arg, "KEY=PATH");
+    if (p.rest.empty()) throw Error(fmt::format("{}: expected KEY=PATH", p.key));
+    return {p.key, std::string(p.rest)};
+}
+
 Assignment parse_set_file(std::string_view arg) {
-    const Parts p = split_key("--set-file", arg, "KEY=PATH");
+    const auto [key, path] = split_set_file(arg);
     try {
-        const MappedFile file{std::string(p.rest)};
-        return {p.key, MetaValue::str(std::string(file.bytes().begin(), file.bytes().end()))};
+        const MappedFile file{path};
+        return {key, MetaValue::str(std::string(file.bytes().begin(), file.bytes().end()))};
     } catch (const Error &e) {
-        throw Error(fmt::format("--set-file {}: {}", p.key, e.what()));
+        throw Error(fmt::format("{}: {}", key, e.what()));
     }
 }
 

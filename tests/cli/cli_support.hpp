@@ -5,14 +5,18 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <list>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "gguf_test_support.hpp"
+#include "gguftool/gguf_writer.hpp"
 #include "gguftool/types.hpp"
 
 extern char **environ;
@@ -106,6 +111,95 @@ inline RunResult run_gguftool(const std::vector<std::string> &args) {
     std::vector<std::string> argv_s = {GGUFTOOL_EXE};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     return run_program(std::move(argv_s));
+}
+
+// Runs the built CLI with `args` under a file size limit (RLIMIT_FSIZE, bytes): a full disk, as
+// far as the program can tell.
+inline RunResult run_gguftool_with_file_limit(const std::vector<std::string> &args, rlim_t limit) {
+    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (std::string &a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int out_pipe[2], err_pipe[2];
+    if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+        const rlimit l{limit, limit};
+        setrlimit(RLIMIT_FSIZE, &l);
+        execv(argv[0], argv.data());
+        _exit(127);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    RunResult r;
+    drain_pipes(out_pipe[0], err_pipe[0], r.out, r.err);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+// Starts the built CLI with `args` (output to /dev/null) and returns its process id.
+inline pid_t start_gguftool(const std::vector<std::string> &args) {
+    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (std::string &a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) throw std::runtime_error("cannot run " + argv_s[0]);
+    return pid;
+}
+
+// The names of the entries of `dir`, sorted.
+inline std::vector<std::string> dir_entries(const std::string &dir) {
+    std::vector<std::string> names;
+    for (const auto &e : std::filesystem::directory_iterator(dir))
+        names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// A model of one tensor of `type` and `elements` whose data is a hole in a sparse file, named
+// big.gguf in `dir`: big enough to interrupt a command part-way, cheap to make.
+inline std::string sparse_model(const TempDir &dir, GgmlType type, uint64_t elements) {
+    const std::string path = dir.file("big.gguf");
+    gguf::Writer w;
+    w.add_tensor("big", type, {elements}, {});
+    const std::vector<uint8_t> header = w.to_bytes();
+    write_file(path, header);
+    resize_file(path, (header.size() + 31) / 32 * 32 + *row_bytes(type, elements));
+    return path;
+}
+
+// Starts gguftool with `args`, sends it `sig` as soon as a new entry (its temporary output)
+// appears in `dir`, and expects it to end by that signal leaving `dir` as it was.
+inline void interrupt_mid_write(const TempDir &dir, const std::vector<std::string> &args, int sig) {
+    const std::vector<std::string> before = dir_entries(dir.path());
+    const pid_t pid = start_gguftool(args);
+    bool seen = false;
+    int status = 0;
+    for (int i = 0; i < 100000 && !seen; ++i) {
+        seen = dir_entries(dir.path()).size() > before.size();
+        if (!seen && waitpid(pid, &status, WNOHANG) == pid)
+            FAIL() << "gguftool ended before it could be interrupted, status " << status;
+        if (!seen) usleep(200);
+    }
+    ASSERT_TRUE(seen) << "no output appeared";
+    kill(pid, sig);
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    EXPECT_EQ(dir_entries(dir.path()), before);
 }
 
 // Runs `gguftool dump --json ARGS...`, expects success and returns the parsed document.

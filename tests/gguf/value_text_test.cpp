@@ -63,7 +63,7 @@ TEST(ValueText, IntegersAtTheEndsOfTheirRange) {
         for (const char *outside : {c.below, c.above}) {
             const std::string err =
                 error_of([&] { set_value(fmt::format("my.key={}:{}", c.type, outside)); });
-            EXPECT_NE(err.find("--set my.key"), std::string::npos) << err;
+            EXPECT_EQ(err.rfind("my.key: ", 0), 0u) << err;
             EXPECT_NE(err.find(fmt::format("'{}' is out of range for {} ({} to {})", outside,
                                            c.type, c.min, c.max)),
                       std::string::npos)
@@ -74,7 +74,7 @@ TEST(ValueText, IntegersAtTheEndsOfTheirRange) {
 
 TEST(ValueText, Uint8Of4096NamesKeyTypeAndValue) {
     EXPECT_EQ(error_of([] { gguf::parse_set("general.x=uint8:4096"); }),
-              "--set general.x: '4096' is out of range for uint8 (0 to 255)");
+              "general.x: '4096' is out of range for uint8 (0 to 255)");
 }
 
 TEST(ValueText, OnlyPlainDecimalIntegers) {
@@ -142,8 +142,7 @@ TEST(ValueText, MalformedArguments) {
               std::string::npos);
     for (const char *arg : {"k=1", "k=u8:1", "k=UINT8:1", "k=array:[1]"}) {
         const std::string err = error_of([&] { gguf::parse_set(arg); });
-        EXPECT_NE(err.find("--set k: expected KEY=TYPE:VALUE, TYPE one of uint8"),
-                  std::string::npos)
+        EXPECT_NE(err.find("k: expected KEY=TYPE:VALUE, TYPE one of uint8"), std::string::npos)
             << arg << ": " << err;
     }
     EXPECT_NE(error_of([] { gguf::parse_set("k=array:[1]"); }).find("(arrays: --set-json)"),
@@ -217,9 +216,9 @@ TEST(ValueText, JsonScalarsNestingAndEmptyArrays) {
 TEST(ValueText, JsonErrorsNameTheElement) {
     const auto err = [](const std::string &arg) { return error_of([&] { json_value(arg); }); };
     EXPECT_EQ(err("k=uint8:[1, 300]"),
-              "--set-json k: element [1]: '300' is out of range for uint8 (0 to 255)");
+              "k: element [1]: '300' is out of range for uint8 (0 to 255)");
     EXPECT_EQ(err("k=int32:[[1], [2, 1.5]]"),
-              "--set-json k: element [1][1]: '1.5' is not an int32 (an integer from -2147483648 "
+              "k: element [1][1]: '1.5' is not an int32 (an integer from -2147483648 "
               "to 2147483647)");
     EXPECT_NE(err("k=uint64:[18446744073709551616]").find("out of range for uint64"),
               std::string::npos);
@@ -230,7 +229,7 @@ TEST(ValueText, JsonErrorsNameTheElement) {
     EXPECT_NE(err("k=int32:[1, [2]]").find("different kinds (int32 and array)"), std::string::npos);
     EXPECT_NE(err("k=int32:[null]").find("null has no GGUF type"), std::string::npos);
     EXPECT_NE(err(R"(k=int32:{"a": 1})").find("a JSON object has no GGUF type"), std::string::npos);
-    EXPECT_NE(err("k=int32:[1, 2").find("--set-json k: invalid JSON: "), std::string::npos);
+    EXPECT_NE(err("k=int32:[1, 2").find("k: invalid JSON: "), std::string::npos);
     EXPECT_NE(err("k=int32:[1] x").find("invalid JSON"), std::string::npos);
     EXPECT_NE(err("k=int32:").find("invalid JSON"), std::string::npos);
     EXPECT_NE(err("k=[1]").find("expected KEY=TYPE:JSON"), std::string::npos);
@@ -250,10 +249,14 @@ TEST(ValueText, SetFileTakesTheFileBytes) {
 
     const std::string missing = dir.file("missing.jinja");
     const std::string err = error_of([&] { gguf::parse_set_file("k=" + missing); });
-    EXPECT_NE(err.find("--set-file k: "), std::string::npos) << err;
+    EXPECT_EQ(err.rfind("k: ", 0), 0u) << err;
     EXPECT_NE(err.find(missing), std::string::npos) << err;
     EXPECT_NE(error_of([&] { gguf::parse_set_file("k=" + dir.path()); }).find(dir.path()),
               std::string::npos);
+    EXPECT_EQ(gguf::split_set_file("a.b=x=y.txt"),
+              std::make_pair(std::string("a.b"), std::string("x=y.txt")));
+    EXPECT_EQ(error_of([] { gguf::split_set_file("k="); }), "k: expected KEY=PATH");
+    EXPECT_EQ(error_of([] { gguf::split_set_file("path"); }), "'path': expected KEY=PATH");
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "gguftool/gguf_writer.hpp"
 
@@ -45,10 +46,12 @@ MetaValue parse_scalar(ValueType type, std::string_view text);
 // "element [2][0]: 'x' is not a float32".
 MetaValue parse_json(ValueType leaf_type, std::string_view json);
 
-// The arguments of --set, --set-json and --set-file. Each throws gguftool::Error naming the
-// option and the key ("--set general.x: '4096' is out of range for uint8 (0 to 255)").
+// The arguments of --set, --set-json and --set-file. Each throws gguftool::Error naming the key
+// ("general.x: '4096' is out of range for uint8 (0 to 255)").
 Assignment parse_set(std::string_view arg);       // KEY=TYPE:VALUE
 Assignment parse_set_json(std::string_view arg);  // KEY=TYPE:JSON
 Assignment parse_set_file(std::string_view arg);  // KEY=PATH, the file read whole
+// KEY=PATH split, without reading the file (to check a command line before opening anything).
+std::pair<std::string, std::string> split_set_file(std::string_view arg);
 
 }  // namespace gguftool::gguf

@@ -1,0 +1,104 @@
+// gguftool convert-endian: a GGUF file in the other byte order — header, metadata and every
+// tensor's data, block field by block field (gguftool/byte_order.hpp).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "commands.hpp"
+#include "gguftool/byte_order.hpp"
+#include "gguftool/gguf_model_writer.hpp"
+#include "output.hpp"
+
+namespace gguftool::cli {
+namespace convert_endian {
+namespace {
+
+struct Options {
+    std::string in, out, to;
+};
+
+// Converted data goes out in pieces of about this size, whatever the tensor's.
+constexpr uint64_t kChunkBytes = uint64_t{1} << 20;
+
+const char *order_name(gguf::ByteOrder o) {
+    return o == gguf::ByteOrder::little ? "little-endian" : "big-endian";
+}
+
+// Converts tensor `t` of `file` from its mapping, a chunk of whole blocks at a time, and hands
+// the chunks on.
+void produce_converted(const gguf::TensorInfo &t, gguf::ByteSink &sink) {
+    const uint32_t block = traits(t.type).type_size;
+    const uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / block) * block;
+    std::vector<uint8_t> buffer(std::min(chunk, t.bytes));
+    for (uint64_t done = 0; done < t.bytes;) {
+        const uint64_t n = std::min(chunk, t.bytes - done);
+        quant::swap_byte_order(t.type, t.data.data() + done, buffer.data(), n / block);
+        sink.write(buffer.data(), n);
+        done += n;
+    }
+}
+
+int run(const Options &opt) {
+    const gguf::ByteOrder to = opt.to == "big" ? gguf::ByteOrder::big : gguf::ByteOrder::little;
+    const auto file = gguf::File::open(opt.in);
+    if (file->byte_order() == to)
+        throw Error(opt.in, std::nullopt,
+                    fmt::format("the file is already {}: nothing to convert", order_name(to)));
+    // Every tensor is checked before anything is written.
+    for (const gguf::TensorInfo &t : file->tensors())
+        if (const char *why = quant::byte_order_refusal(t.type))
+            throw Error(opt.in, t.file_offset,
+                        fmt::format("tensor {}: {} data cannot be converted to the other byte "
+                                    "order: {}; nothing written",
+                                    t.name, type_name(t.type), why));
+
+    gguf::Header header;
+    header.version = file->version();
+    header.order = to;
+    for (const gguf::MetadataEntry &e : file->metadata())
+        header.metadata.push_back(gguf::MetadataItem::of(e));  // the encoder converts it
+    header.alignment = gguf::alignment_of(header.metadata);
+    std::vector<gguf::TensorData> data;
+    for (const gguf::TensorInfo &t : file->tensors()) {
+        header.tensors.push_back({std::string(t.name), static_cast<uint32_t>(t.type),
+                                  std::vector<uint64_t>(t.ne.begin(), t.ne.begin() + t.n_dims), 0});
+        if (quant::byte_order_changes(t.type))
+            data.push_back(gguf::TensorData::produced(
+                t.bytes, [&t](gguf::ByteSink &sink) { produce_converted(t, sink); }));
+        else
+            data.push_back(gguf::TensorData::copy(*file, t));  // bytes only: copied as they are
+    }
+    OutputFile out(opt.out);
+    const uint64_t size = gguf::write_model(out, header, data);
+    out.commit();
+    out.keep();
+    fmt::print("converted {} ({}) to {} ({}): {} {}, {} bytes\n", opt.in,
+               order_name(file->byte_order()), opt.out, order_name(to), file->tensors().size(),
+               plural(file->tensors().size(), "tensor"), size);
+    return kExitOk;
+}
+
+}  // namespace
+}  // namespace convert_endian
+
+Runner add_convert_endian(CLI::App &app) {
+    auto opt = std::make_shared<convert_endian::Options>();
+    auto *cmd = app.add_subcommand(
+        "convert-endian",
+        "Write a GGUF file in the other byte order (header, metadata and tensor data)");
+    cmd->add_option("IN", opt->in, "GGUF file to convert (one file; a shard of a split model too)")
+        ->required();
+    cmd->add_option("OUT", opt->out,
+                    "The converted file (under a temporary name, renamed into place when complete)")
+        ->required();
+    cmd->add_option("--to", opt->to, "Byte order of OUT")
+        ->required()
+        ->check(CLI::IsMember({"big", "little"}))
+        ->type_name("big|little");
+    return [opt] { return convert_endian::run(*opt); };
+}
+
+}  // namespace gguftool::cli
