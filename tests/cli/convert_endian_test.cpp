@@ -116,13 +116,13 @@ TEST(ConvertEndian, EveryTypeOfALlamaWrittenFileRoundTrips) {
     const int64_t ne0 = 256, rows = 2;
     const std::vector<float> values = test::test_weights(size_t(ne0 * rows), 5);
     std::vector<test::LlamaTensor> tensors;
+    const std::vector<float> imatrix = testdata::make_imatrix(size_t(ne0), 6);
     for (GgmlType t : testdata::quantized_types()) {
         if (quant::byte_order_refusal(t)) continue;
-        if (testdata::quantized_by_ref_row(t)) continue;  // q8_1, q8_K: not ggml_quantize_chunk's
-        tensors.push_back({fmt::format("t.{}", type_name(t)),
-                           t,
-                           {ne0, rows},
-                           test::llama_quantize(t, values, ne0)});
+        const testdata::Quantized q =
+            testdata::quantize_with_llama(*test::ggml(), t, values, size_t(ne0), imatrix);
+        ASSERT_FALSE(q.bytes.empty()) << type_name(t) << ": " << q.failure;
+        tensors.push_back({fmt::format("t.{}", type_name(t)), t, {ne0, rows}, q.bytes});
     }
     for (GgmlType t : testdata::plain_types()) {
         const uint64_t n = uint64_t(ne0 * rows);
@@ -142,6 +142,8 @@ TEST(ConvertEndian, EveryTypeOfALlamaWrittenFileRoundTrips) {
     // big-endian one (on this little-endian machine it reads only little-endian files).
     test::expect_same_as_llama(dir.file("le.gguf"), *gguf::File::open(dir.file("le.gguf")));
     EXPECT_TRUE(test::llama_rejects(dir.file("be.gguf")));
+    const test::RunResult v = run_gguftool({"verify", dir.file("le.gguf")});
+    EXPECT_EQ(v.status, 0) << v.out << v.err;
 }
 
 // Random blocks of every convertible format (NaN scales, every code), plain types, and metadata of
@@ -207,14 +209,24 @@ TEST(ConvertEndian, RefusesWhatItCannotConvertAndWritesNothing) {
 }
 
 TEST(ConvertEndian, FullDiskLeavesNoOutput) {
-    test::TempDir dir;
-    const std::string in = dir.file("in.gguf");
-    test::write_file(in, test::read_file(test::kSample));
-    const test::RunResult r = test::run_gguftool_with_file_limit(
-        {"convert-endian", in, dir.file("be.gguf"), "--to", "big"}, 200000);
-    EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
-    EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{"in.gguf"});
+    // The sample (tensors under a chunk each), and a tensor of 8 chunks, converted by a second
+    // thread while the first writes: the write fails part-way, the converter stops.
+    for (const bool many_chunks : {false, true}) {
+        SCOPED_TRACE(many_chunks ? "8 MiB tensor" : "sample");
+        test::TempDir dir;
+        std::string in = dir.file("in.gguf");
+        if (many_chunks)
+            in = test::sparse_model(dir, GgmlType::f16, uint64_t(1) << 22);
+        else
+            test::write_file(in, test::read_file(test::kSample));
+        const std::vector<std::string> before = test::dir_entries(dir.path());
+        const test::RunResult r = test::run_gguftool_with_file_limit(
+            {"convert-endian", in, dir.file("be.gguf"), "--to", "big"},
+            many_chunks ? 3 << 20 : 200000);
+        EXPECT_EQ(r.status, 1);
+        EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+        EXPECT_EQ(test::dir_entries(dir.path()), before);
+    }
 }
 
 TEST(ConvertEndian, InterruptLeavesNoOutput) {
