@@ -288,6 +288,34 @@ TEST(Edit, DeletingAMissingKeyIsAnErrorNamingItAndTheFile) {
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{});
 }
 
+// -o may name the input: the new file replaces it when complete (the copy reads the old one).
+TEST(Edit, OutputMayBeTheInput) {
+    test::TempDir dir;
+    const std::string file = dir.file("model.gguf");
+    test::write_file(file, test::read_file(test::kSample));
+    const test::RunResult r =
+        run_gguftool({"edit", file, "-o", file, "--set", "general.name=string:renamed"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{"model.gguf"});
+    const auto edited = gguf::File::open(file), sample = gguf::File::open(test::kSample);
+    EXPECT_EQ(edited->find("general.name")->value.as_string(), "renamed");
+    ASSERT_EQ(edited->tensors().size(), sample->tensors().size());
+    for (size_t i = 0; i < sample->tensors().size(); ++i) {
+        const auto &a = sample->tensors()[i].data, &b = edited->tensors()[i].data;
+        EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+    }
+}
+
+TEST(Edit, SetFileOfAMissingFileNamesIt) {
+    test::TempDir dir;
+    const std::string missing = dir.file("missing.jinja");
+    const test::RunResult r = run_gguftool({"edit", test::kSample, "-o", dir.file("out.gguf"),
+                                            "--set-file", "tokenizer.chat_template=" + missing});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("tokenizer.chat_template: " + missing), std::string::npos) << r.err;
+    EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{});
+}
+
 TEST(Edit, AlignmentChangeRealignsTheDataAndKeepsTheBytes) {
     REQUIRE_LLAMA();
     test::TempDir dir;
