@@ -98,7 +98,12 @@ Plan plan(const gguf::File &file, const std::vector<Edit> &edits) {
             p.changes.push_back({e.arg, file.metadata()[at->second].value, std::nullopt});
             continue;
         }
-        gguf::Assignment a = assignment(e.kind, e.arg);
+        gguf::Assignment a;
+        try {
+            a = assignment(e.kind, e.arg);
+        } catch (const Error &error) {  // --set-file's file; the others were checked before
+            throw Error(fmt::format("{} {}", kind_option(e.kind), error.what()));
+        }
         if (const auto at = index.find(a.key); at != index.end()) {
             p.changes.push_back({a.key, file.metadata()[at->second].value, a.value});
             items[at->second].value = std::move(a.value);
