@@ -19,6 +19,8 @@ Runner add_run(CLI::App &app);
 Runner add_to_onnx(CLI::App &app);
 Runner add_verify(CLI::App &app);
 Runner add_lower(CLI::App &app);
+Runner add_split(CLI::App &app);
+Runner add_merge(CLI::App &app);
 Runner add_edit(CLI::App &app);
 Runner add_convert_endian(CLI::App &app);
 

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -153,6 +154,18 @@ bool copy_unsupported(int err) {
            err == ETXTBSY;
 }
 
+// rename() that fails with EEXIST rather than replace a file: renameat2's RENAME_NOREPLACE, or
+// where a file system lacks it, a hard link (which never replaces) and the removal of the old
+// name.
+bool rename_new(const std::string &from, const std::string &to) {
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0)
+        return true;
+    if (errno != EINVAL && errno != ENOSYS) return false;
+    if (::link(from.c_str(), to.c_str()) != 0) return false;
+    ::unlink(from.c_str());
+    return true;
+}
+
 mode_t new_file_mode() {
     static const mode_t mask = [] {
         const mode_t m = ::umask(0);
@@ -163,6 +176,17 @@ mode_t new_file_mode() {
 }
 
 }  // namespace
+
+void refuse_to_write_over(const std::string &output, const std::vector<std::string> &inputs) {
+    struct stat out {};
+    if (::stat(output.c_str(), &out) != 0) return;
+    for (const std::string &input : inputs) {
+        struct stat in {};
+        if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            throw Error(output, std::nullopt,
+                        fmt::format("refusing to write over the input file {}", input));
+    }
+}
 
 void remove_pending_outputs() noexcept {
     g_removing.store(true);
@@ -270,12 +294,15 @@ void OutputFile::close() {
                     fmt::format("cannot close: {}", std::strerror(chmod_ok ? errno : chmod_errno)));
 }
 
-void OutputFile::commit() {
+void OutputFile::commit(Existing existing) {
     close();
     Change change;
-    if (::rename(temp_.c_str(), final_.c_str()) != 0)
+    if (existing == Existing::refuse ? !rename_new(temp_, final_)
+                                     : ::rename(temp_.c_str(), final_.c_str()) != 0)
         throw Error(final_, std::nullopt,
-                    fmt::format("cannot rename {} into place: {}", temp_, std::strerror(errno)));
+                    errno == EEXIST ? std::string("already exists; not replaced")
+                                    : fmt::format("cannot rename {} into place: {}", temp_,
+                                                  std::strerror(errno)));
     temp_ = final_;  // from now on a failure removes the renamed file
     rename_pending(slot_, temp_);
 }

@@ -122,6 +122,14 @@ public:
     uint64_t bytes = 0;
 };
 
+void encode_tensor_info(Encoder &e, const TensorHeader &t) {
+    e.string(t.name);
+    e.put(static_cast<uint32_t>(t.dims.size()));
+    for (const uint64_t d : t.dims) e.put(d);
+    e.put(t.type);
+    e.put(t.offset);
+}
+
 void check_alignment(const Header &h) {
     if (h.alignment == 0) throw Error("GGUF writer: alignment is 0");
 }
@@ -204,13 +212,7 @@ void encode_header(const Header &h, ByteSink &out) {
         e.put(static_cast<uint32_t>(m.type()));
         std::visit([&](const auto &v) { e.value(v); }, m.value);
     }
-    for (const TensorHeader &t : h.tensors) {
-        e.string(t.name);
-        e.put(static_cast<uint32_t>(t.dims.size()));
-        for (const uint64_t d : t.dims) e.put(d);
-        e.put(t.type);
-        e.put(t.offset);
-    }
+    for (const TensorHeader &t : h.tensors) encode_tensor_info(e, t);
     e.zeros(align_up(e.written(), h.alignment) - e.written());
     e.flush();
 }
@@ -226,6 +228,13 @@ uint64_t header_size(const Header &h) {
     CountingSink sink;
     encode_header(h, sink);
     return sink.bytes;
+}
+
+uint64_t tensor_info_size(const TensorHeader &t) {
+    CountingSink sink;
+    Encoder e(sink, ByteOrder::little);  // sizes do not depend on the byte order
+    encode_tensor_info(e, t);
+    return e.written();
 }
 
 uint64_t lay_out(Header &h, std::span<const uint64_t> sizes) {

@@ -6,17 +6,13 @@
 
 #include "byte_reader.hpp"
 #include "gguftool/gguf.hpp"
+#include "gguftool/gguf_split.hpp"
 #include "name_table.hpp"
 
 namespace gguftool::gguf {
 namespace {
 
 using detail::NameTable;
-
-// gguf-split's keys (llama.cpp: LLM_KV_SPLIT_*).
-constexpr std::string_view kSplitCount = "split.count";
-constexpr std::string_view kSplitNo = "split.no";
-constexpr std::string_view kSplitTensors = "split.tensors.count";
 
 struct SplitKey {
     uint64_t value;
@@ -38,26 +34,31 @@ std::optional<SplitKey> split_key(const File &f, std::string_view key) {
     return SplitKey{static_cast<uint64_t>(v), e->offset};
 }
 
-// llama.cpp's llama_split_path: <prefix>-00002-of-00003.gguf for split.no 1 of 3.
-std::string shard_suffix(uint64_t no, uint64_t count) {
-    return fmt::format("-{:05}-of-{:05}.gguf", no + 1, count);
+const char *order_name(ByteOrder o) {
+    return o == ByteOrder::big ? "big-endian" : "little-endian";
 }
 
-// Checks that `shard` is shard `no` of the same split model as `first`.
-void check_shard(const File &shard, uint64_t no, uint64_t count,
+// Checks that `shard` is shard `no` of the same split model as `other`, a shard of it.
+void check_shard(const File &shard, const File &other, uint64_t no, uint64_t count,
                  const std::optional<SplitKey> &tensors) {
-    const auto shard_count = split_key(shard, kSplitCount);
+    if (shard.byte_order() != other.byte_order() || shard.version() != other.version())
+        throw Error(shard.path(), std::nullopt,
+                    fmt::format("shard belongs to another model: GGUF version {}, {}; {} is "
+                                "version {}, {}",
+                                shard.version(), order_name(shard.byte_order()), other.path(),
+                                other.version(), order_name(other.byte_order())));
+    const auto shard_count = split_key(shard, kSplitCountKey);
     if (!shard_count || shard_count->value != count)
         throw Error(
             shard.path(), shard_count ? std::optional(shard_count->offset) : std::nullopt,
             fmt::format("shard belongs to another model: split.count is {}, expected {}",
                         shard_count ? std::to_string(shard_count->value) : "missing", count));
-    const auto shard_no = split_key(shard, kSplitNo);
+    const auto shard_no = split_key(shard, kSplitNoKey);
     if (!shard_no || shard_no->value != no)
         throw Error(shard.path(), shard_no ? std::optional(shard_no->offset) : std::nullopt,
                     fmt::format("wrong shard: split.no is {}, expected {}",
                                 shard_no ? std::to_string(shard_no->value) : "missing", no));
-    const auto shard_tensors = split_key(shard, kSplitTensors);
+    const auto shard_tensors = split_key(shard, kSplitTensorsKey);
     if (tensors && shard_tensors && shard_tensors->value != tensors->value)
         throw Error(shard.path(), shard_tensors->offset,
                     fmt::format("shard belongs to another model: split.tensors.count is {}, "
@@ -69,7 +70,7 @@ void check_shard(const File &shard, uint64_t no, uint64_t count,
 std::vector<std::shared_ptr<const File>> open_shards(const std::string &path,
                                                      std::shared_ptr<const File> opened,
                                                      uint64_t count) {
-    const auto no = split_key(*opened, kSplitNo);
+    const auto no = split_key(*opened, kSplitNoKey);
     if (!no || no->value >= count)
         throw Error(path, no ? std::optional(no->offset) : std::nullopt,
                     fmt::format("split.no is {}, expected a shard number below split.count {}",
@@ -80,7 +81,7 @@ std::vector<std::shared_ptr<const File>> open_shards(const std::string &path,
                     fmt::format("shard {} of {} of a split model must be named <prefix>{}",
                                 no->value + 1, count, suffix));
     const std::string prefix = path.substr(0, path.size() - suffix.size());
-    const auto tensors = split_key(*opened, kSplitTensors);
+    const auto tensors = split_key(*opened, kSplitTensorsKey);
 
     std::vector<std::shared_ptr<const File>> shards;
     for (uint64_t i = 0; i < count; ++i) {
@@ -90,7 +91,7 @@ std::vector<std::shared_ptr<const File>> open_shards(const std::string &path,
                 shard_path, std::nullopt,
                 fmt::format("missing shard {} of {} of split model '{}'", i + 1, count, path));
         auto shard = i == no->value ? opened : File::open(shard_path);
-        check_shard(*shard, i, count, tensors);
+        check_shard(*shard, *opened, i, count, tensors);
         shards.push_back(std::move(shard));
     }
 
@@ -99,7 +100,7 @@ std::vector<std::shared_ptr<const File>> open_shards(const std::string &path,
     if (tensors && total != tensors->value) {
         // Reported at the first shard's own entry: `tensors` may have been read from another
         // shard, where the entry can sit at another offset.
-        const auto first = split_key(*shards[0], kSplitTensors);
+        const auto first = split_key(*shards[0], kSplitTensorsKey);
         throw Error(shards[0]->path(), first ? std::optional(first->offset) : std::nullopt,
                     fmt::format("split.tensors.count is {} but the {} shards hold {} tensors",
                                 tensors->value, count, total));
@@ -112,7 +113,7 @@ std::vector<std::shared_ptr<const File>> open_shards(const std::string &path,
 Model Model::open(const std::string &path) {
     Model m;
     std::shared_ptr<const File> opened = File::open(path);
-    const auto count = split_key(*opened, kSplitCount);
+    const auto count = split_key(*opened, kSplitCountKey);
     if (!count || count->value <= 1) {
         // One file: its own tensor list and index serve (shard is 0 in both).
         m.tensors_ = std::shared_ptr<const std::vector<TensorInfo>>(opened, &opened->tensors());

@@ -2,7 +2,6 @@
 // inference at the opset it imports, and write it inline or with external data.
 #include <fmt/format.h>
 #include <onnx/shape_inference/implementation.h>
-#include <sys/stat.h>
 
 #include <filesystem>
 
@@ -27,17 +26,9 @@ std::vector<const gguf::TensorInfo *> select_tensors(const gguf::Model &model,
 
 // Refuses to write over any file of the input model.
 void refuse_inputs(const gguf::Model &model, const std::vector<std::string> &outputs) {
-    for (const std::string &path : outputs) {
-        struct stat out {};
-        if (::stat(path.c_str(), &out) != 0) continue;
-        for (const auto &shard : model.shards()) {
-            struct stat in {};
-            if (::stat(shard->path().c_str(), &in) == 0 && in.st_dev == out.st_dev &&
-                in.st_ino == out.st_ino)
-                throw Error(path, std::nullopt,
-                            fmt::format("refusing to write over the input file {}", shard->path()));
-        }
-    }
+    std::vector<std::string> inputs;
+    for (const auto &shard : model.shards()) inputs.push_back(shard->path());
+    for (const std::string &path : outputs) refuse_to_write_over(path, inputs);
 }
 
 // A plain tensor's ONNX type: floating ones take the output type unless asked to keep theirs;
@@ -52,8 +43,9 @@ void emit(GraphBuilder &g, const gguf::Model &model, const gguf::TensorInfo &t,
     if (t.name.empty())  // ONNX value names are non-empty
         throw Error(model.shards().at(t.shard)->path(), t.file_offset,
                     "a tensor with an empty name cannot be a graph output");
+    const gguf::TensorData source = gguf::TensorData::copy(*model.shards().at(t.shard), t);
     if (!traits(t.type).quantized) {
-        emit_plain(g, t, model.first().byte_order() == gguf::ByteOrder::big,
+        emit_plain(g, t, source, model.first().byte_order() == gguf::ByteOrder::big,
                    plain_output_type(t.type, opt), opt.threads);
         return;
     }
@@ -63,10 +55,10 @@ void emit(GraphBuilder &g, const gguf::Model &model, const gguf::TensorInfo &t,
                                 t.name, type_name(t.type)));
     switch (opt.mode) {
         case Mode::packed:
-            emit_packed(g, t, opt.output_type);
+            emit_packed(g, t, source, opt.output_type);
             break;
         case Mode::unpack:
-            if (!emit_unpack(g, t, opt.output_type)) emit_packed(g, t, opt.output_type);
+            if (!emit_unpack(g, t, opt.output_type)) emit_packed(g, t, source, opt.output_type);
             break;
         case Mode::dequantized:
             emit_dequantized(g, t, opt.output_type, opt.threads);

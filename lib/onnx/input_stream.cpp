@@ -28,15 +28,6 @@ void prepare_input(std::span<const uint8_t> mapping) {
     ::madvise(p, mapping.size(), MADV_SEQUENTIAL);
 }
 
-void copy_input(Sink &sink, std::span<const uint8_t> bytes) {
-    for (size_t done = 0; done < bytes.size();) {
-        const size_t n = std::min(kChunkBytes, bytes.size() - done);
-        sink.write(bytes.data() + done, n);
-        release_pages(bytes.data() + done, n);
-        done += n;
-    }
-}
-
 void transform_blocks(Sink &sink, std::span<const uint8_t> bytes, size_t in_block, size_t out_block,
                       const BlockTransform &transform) {
     const size_t nblocks = bytes.size() / in_block;

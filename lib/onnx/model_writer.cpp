@@ -77,6 +77,15 @@ public:
         done_ += size;
         if (progress_) progress_(done_, total_);
     }
+    void copy(const gguf::TensorData &source) override {
+        for (uint64_t copied = 0; copied < source.size;) {
+            const uint64_t n = std::min<uint64_t>(kChunkBytes, source.size - copied);
+            out_.copy_from(source.fd, source.offset + copied, n, source.path);
+            copied += n;
+            done_ += n;
+            if (progress_) progress_(done_, total_);
+        }
+    }
     // Runs one payload's producer and checks it wrote what it declared.
     void put(const Payload &p) {
         const uint64_t before = done_;

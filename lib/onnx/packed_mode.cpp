@@ -7,7 +7,8 @@
 
 namespace gguftool::onnx_export::detail {
 
-void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, DataType out) {
+void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, const gguf::TensorData &source,
+                 DataType out) {
     const std::string name(t.name);
     const std::string format = opset29::format_name(t.type);
     const std::vector<int64_t> dims = onnx_dims(t);
@@ -17,10 +18,9 @@ void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, DataType out) {
         throw Error(fmt::format("tensor {}: {} bytes, DequantizePacked expects {}", name, t.bytes,
                                 op.input_bytes));
 
-    const std::span<const uint8_t> data = t.data;
     const std::string x =
         g.payload(name + ":packed", DataType::uint8, {static_cast<int64_t>(t.bytes)}, t.bytes,
-                  [data](Sink &s) { copy_input(s, data); });
+                  [source](Sink &s) { s.copy(source); });
     onnx::NodeProto &n = g.node(name, "DequantizePacked", {x}, {name});
     set_attribute(n, "format", format);
     set_attribute(n, "shape", dims);

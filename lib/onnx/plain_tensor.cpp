@@ -19,14 +19,14 @@ void swap_values(const uint8_t *in, size_t n, size_t width, uint8_t *out) {
 
 }  // namespace
 
-void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, bool swap_bytes, DataType out,
-                unsigned threads) {
+void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, const gguf::TensorData &source,
+                bool swap_bytes, DataType out, unsigned threads) {
     const DataType stored = onnx_data_type(t.type);
     const std::vector<int64_t> dims = onnx_dims(t);
     const size_t width = traits(t.type).type_size;
     const std::span<const uint8_t> data = t.data;
     const bool swap = swap_bytes && width > 1;  // ONNX raw data is little-endian
-    std::function<void(Sink &)> write = [data](Sink &s) { copy_input(s, data); };
+    std::function<void(Sink &)> write = [source](Sink &s) { s.copy(source); };
     if (out != stored) {
         const GgmlType type = t.type;
         const size_t out_width = quant::output_size(out);

@@ -20,15 +20,19 @@
 #include <vector>
 
 #include "gguftool/gguf.hpp"
+#include "gguftool/gguf_model_writer.hpp"
 #include "gguftool/onnx_export.hpp"
 #include "gguftool/quant.hpp"
 
 namespace gguftool::onnx_export::detail {
 
-// Where payload bytes go. write() throws gguftool::Error on failure.
+// Where payload bytes go. write() and copy() throw gguftool::Error on failure.
 class Sink {
 public:
     virtual void write(const uint8_t *data, size_t size) = 0;
+    // Appends source.size bytes of the source file unchanged, copied in the kernel where it can
+    // (OutputFile::copy_from): the payloads that are a tensor's bytes as they are.
+    virtual void copy(const gguf::TensorData &source) = 0;
 
 protected:
     ~Sink() = default;
@@ -98,7 +102,8 @@ void set_attribute(onnx::NodeProto &n, const char *name, const std::vector<int64
 // The GGUF dims in ONNX order (ne[n_dims-1], ..., ne[0]): gguftool::onnx_shape.
 std::vector<int64_t> onnx_dims(const gguf::TensorInfo &t);
 
-// Streaming from the read-only input mapping (input_stream.cpp). After each chunk its pages are
+// Streaming from the read-only input mapping (input_stream.cpp), for payloads that transform the
+// bytes (copies go through Sink::copy). After each chunk its pages are
 // released from this process (madvise): the mapping stays valid, but resident memory does not
 // grow with the model size. The pages stay in the page cache.
 
@@ -106,9 +111,6 @@ std::vector<int64_t> onnx_dims(const gguf::TensorInfo &t);
 // the page cache held in large folios would otherwise be mapped 2 MiB at a time, mapping back in
 // part of a chunk already released whenever the next chunk is touched.
 void prepare_input(std::span<const uint8_t> mapping);
-
-// Writes `bytes` to `sink` unchanged.
-void copy_input(Sink &sink, std::span<const uint8_t> bytes);
 
 // Turns each `in_block`-byte block of `bytes` into `out_block` bytes:
 // transform(in, nblocks, out) fills nblocks * out_block bytes at out.
@@ -120,9 +122,11 @@ void transform_blocks(Sink &sink, std::span<const uint8_t> bytes, size_t in_bloc
 // dequantized_mode.cpp). Each adds the initializers, nodes and graph output for one tensor.
 // `swap_bytes`: the file is big-endian (plain values are byte-swapped; quantized data refused).
 // emit_plain's `out`: the tensor's own type (bytes copied) or the floating type to convert to.
-void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, bool swap_bytes, DataType out,
-                unsigned threads);
-void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, DataType out);
+// `source`: the tensor's bytes in its file, for the payloads that copy them unchanged.
+void emit_plain(GraphBuilder &g, const gguf::TensorInfo &t, const gguf::TensorData &source,
+                bool swap_bytes, DataType out, unsigned threads);
+void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, const gguf::TensorData &source,
+                 DataType out);
 // False when the format has no Unpack form (the caller falls back to emit_packed).
 bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, DataType out);
 void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, DataType out, unsigned threads);

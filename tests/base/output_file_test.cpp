@@ -376,5 +376,45 @@ TEST(OutputFile, FileSizeLimitIsACopyError) {
     EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"src"});
 }
 
+// Existing::refuse: an existing file of the name is an error at the rename, left as it is, and
+// the new output is gone.
+TEST(OutputFile, CommitCanRefuseToReplace) {
+    TempDir dir;
+    write_text(dir.file("out"), "earlier");
+    {
+        OutputFile out(dir.file("out"));
+        out.write("new", 3);
+        try {
+            out.commit(OutputFile::Existing::refuse);
+            ADD_FAILURE() << "replaced an existing file";
+        } catch (const Error &e) {
+            EXPECT_EQ(std::string(e.what()), dir.file("out") + ": already exists; not replaced");
+        }
+    }
+    EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"out"});
+    EXPECT_EQ(text_of(dir.file("out")), "earlier");
+    OutputFile fresh(dir.file("fresh"));
+    fresh.write("x", 1);
+    fresh.commit(OutputFile::Existing::refuse);
+    fresh.keep();
+    EXPECT_EQ(text_of(dir.file("fresh")), "x");
+}
+
+TEST(RefuseToWriteOver, TheSameFileUnderAnyName) {
+    TempDir dir;
+    write_text(dir.file("in"), "input");
+    ASSERT_EQ(::link(dir.file("in").c_str(), dir.file("alias").c_str()), 0);
+    write_text(dir.file("other"), "other");
+    try {
+        refuse_to_write_over(dir.file("alias"), {dir.file("other"), dir.file("in")});
+        ADD_FAILURE() << "no error";
+    } catch (const Error &e) {
+        EXPECT_EQ(std::string(e.what()),
+                  dir.file("alias") + ": refusing to write over the input file " + dir.file("in"));
+    }
+    EXPECT_NO_THROW(refuse_to_write_over(dir.file("other"), {dir.file("in")}));
+    EXPECT_NO_THROW(refuse_to_write_over(dir.file("missing"), {dir.file("in")}));
+}
+
 }  // namespace
 }  // namespace gguftool::test

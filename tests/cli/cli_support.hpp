@@ -35,6 +35,7 @@ inline const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata
 
 struct RunResult {
     int status = -1;  // exit code, or -1 if killed by a signal
+    int signal = 0;   // the signal that ended it, if one did
     std::string out;
     std::string err;
 };
@@ -103,6 +104,52 @@ inline RunResult run_program(std::vector<std::string> argv_s) {
     int status = 0;
     waitpid(pid, &status, 0);
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    return r;
+}
+
+// The built CLI started in a child process (fork and exec), optionally under a file size limit
+// (RLIMIT_FSIZE, SIGXFSZ left to the program), for tests that act on it while it runs.
+struct Spawned {
+    pid_t pid = -1;
+    int out = -1, err = -1;  // its stdout and stderr
+};
+
+inline Spawned spawn_gguftool(const std::vector<std::string> &args,
+                              std::optional<rlim_t> file_size_limit = std::nullopt) {
+    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char *> argv;
+    for (std::string &a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int out_pipe[2], err_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
+        throw std::runtime_error("pipe failed");
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {  // only async-signal-safe calls from here
+        if (file_size_limit) {
+            const rlimit limit{*file_size_limit, *file_size_limit};
+            if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(126);
+        }
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        execve(argv[0], argv.data(), environ);
+        _exit(127);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    return {pid, out_pipe[0], err_pipe[0]};
+}
+
+// Collects the output of a spawned CLI and waits for its end.
+inline RunResult finish(const Spawned &s) {
+    RunResult r;
+    drain_pipes(s.out, s.err, r.out, r.err);
+    int status = 0;
+    waitpid(s.pid, &status, 0);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     return r;
 }
 
@@ -111,54 +158,6 @@ inline RunResult run_gguftool(const std::vector<std::string> &args) {
     std::vector<std::string> argv_s = {GGUFTOOL_EXE};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     return run_program(std::move(argv_s));
-}
-
-// Runs the built CLI with `args` under a file size limit (RLIMIT_FSIZE, bytes): a full disk, as
-// far as the program can tell.
-inline RunResult run_gguftool_with_file_limit(const std::vector<std::string> &args, rlim_t limit) {
-    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char *> argv;
-    for (std::string &a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int out_pipe[2], err_pipe[2];
-    if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
-    const pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out_pipe[1], 1);
-        dup2(err_pipe[1], 2);
-        for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
-        const rlimit l{limit, limit};
-        setrlimit(RLIMIT_FSIZE, &l);
-        execv(argv[0], argv.data());
-        _exit(127);
-    }
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    RunResult r;
-    drain_pipes(out_pipe[0], err_pipe[0], r.out, r.err);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
-
-// Starts the built CLI with `args` (output to /dev/null) and returns its process id.
-inline pid_t start_gguftool(const std::vector<std::string> &args) {
-    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char *> argv;
-    for (std::string &a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw std::runtime_error("cannot run " + argv_s[0]);
-    return pid;
 }
 
 // The names of the entries of `dir`, sorted.
@@ -186,19 +185,16 @@ inline std::string sparse_model(const TempDir &dir, GgmlType type, uint64_t elem
 // appears in `dir`, and expects it to end by that signal leaving `dir` as it was.
 inline void interrupt_mid_write(const TempDir &dir, const std::vector<std::string> &args, int sig) {
     const std::vector<std::string> before = dir_entries(dir.path());
-    const pid_t pid = start_gguftool(args);
+    const Spawned child = spawn_gguftool(args);
     bool seen = false;
-    int status = 0;
     for (int i = 0; i < 100000 && !seen; ++i) {
         seen = dir_entries(dir.path()).size() > before.size();
-        if (!seen && waitpid(pid, &status, WNOHANG) == pid)
-            FAIL() << "gguftool ended before it could be interrupted, status " << status;
         if (!seen) usleep(200);
     }
-    ASSERT_TRUE(seen) << "no output appeared";
-    kill(pid, sig);
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    kill(child.pid, sig);
+    const RunResult r = finish(child);
+    ASSERT_TRUE(seen) << "no output appeared; exit " << r.status << ": " << r.err;
+    EXPECT_EQ(r.signal, sig) << "exit " << r.status << ": " << r.err;
     EXPECT_EQ(dir_entries(dir.path()), before);
 }
 

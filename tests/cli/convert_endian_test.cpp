@@ -220,9 +220,9 @@ TEST(ConvertEndian, FullDiskLeavesNoOutput) {
         else
             test::write_file(in, test::read_file(test::kSample));
         const std::vector<std::string> before = test::dir_entries(dir.path());
-        const test::RunResult r = test::run_gguftool_with_file_limit(
-            {"convert-endian", in, dir.file("be.gguf"), "--to", "big"},
-            many_chunks ? 3 << 20 : 200000);
+        const test::RunResult r = test::finish(
+            test::spawn_gguftool({"convert-endian", in, dir.file("be.gguf"), "--to", "big"},
+                                 rlim_t(many_chunks ? 3 << 20 : 200000)));
         EXPECT_EQ(r.status, 1);
         EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
         EXPECT_EQ(test::dir_entries(dir.path()), before);

@@ -471,8 +471,8 @@ TEST(Edit, FullDiskLeavesNoOutput) {
     const std::string in = dir.file("in.gguf");
     test::write_file(in, test::read_file(test::kSample));
     const std::string out = dir.file("out.gguf");
-    const test::RunResult r = test::run_gguftool_with_file_limit(
-        {"edit", in, "-o", out, "--set", "general.name=string:x"}, 100000);
+    const test::RunResult r = test::finish(
+        test::spawn_gguftool({"edit", in, "-o", out, "--set", "general.name=string:x"}, 100000));
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{"in.gguf"});
@@ -482,8 +482,8 @@ TEST(Edit, FullDiskLeavesNoOutput) {
 // old header back: the file is as it was.
 TEST(Edit, FullDiskInPlaceLeavesTheOriginal) {
     InPlaceCase c;
-    const test::RunResult r = test::run_gguftool_with_file_limit(
-        {"edit", c.file, "--in-place", "--set", "llama.context_length=uint32:1024"}, 4096);
+    const test::RunResult r = test::finish(test::spawn_gguftool(
+        {"edit", c.file, "--in-place", "--set", "llama.context_length=uint32:1024"}, 4096));
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("cannot write the new header: File too large; the old header is back in "
                          "place"),
@@ -518,12 +518,10 @@ TEST(Edit, InterruptInPlaceLeavesTheOriginalOrTheEdit) {
         test::write_file(c.file, c.original);
         std::vector<std::string> args = {"edit", c.file, "--in-place"};
         args.insert(args.end(), edit.begin(), edit.end());
-        const pid_t pid = test::start_gguftool(args);
+        const test::Spawned child = test::spawn_gguftool(args);
         usleep(useconds_t(i * 150));  // from before the start to after the end
-        kill(pid, SIGTERM);
-        int status = 0;
-        ASSERT_EQ(waitpid(pid, &status, 0), pid);
-        (WIFSIGNALED(status) ? interrupted : finished)++;
+        kill(child.pid, SIGTERM);
+        (test::finish(child).signal == SIGTERM ? interrupted : finished)++;
         const std::vector<uint8_t> now = test::read_file(c.file);
         EXPECT_TRUE(now == c.original || now == edited) << "run " << i << ": a mixed file";
     }

@@ -230,6 +230,18 @@ TEST(Layout, InOrderEachAtTheNextMultipleOfTheAlignment) {
     EXPECT_THROW(gguf::lay_out(h, std::span<const uint64_t>(sizes, 3)), Error);
 }
 
+// Name length, name, n_dims, dims, type, offset; and a header grows by exactly that.
+TEST(TensorInfoSize, WhatTheEncoderWrites) {
+    const gguf::TensorHeader t{"blk.0", 2, {32, 4}, 4096};
+    EXPECT_EQ(gguf::tensor_info_size(t), 8u + 5 + 4 + 2 * 8 + 4 + 8);
+    gguf::Header h;
+    h.alignment = 1;  // no padding
+    h.metadata.push_back({"general.name", MetaValue::str("x")});
+    const uint64_t without = gguf::header_size(h);
+    h.tensors.push_back(t);
+    EXPECT_EQ(gguf::header_size(h), without + gguf::tensor_info_size(t));
+}
+
 TEST(AlignmentOf, TheUint32KeyElse32) {
     std::vector<gguf::MetadataItem> m = {{"general.name", MetaValue::str("x")}};
     EXPECT_EQ(gguf::alignment_of(m), 32u);

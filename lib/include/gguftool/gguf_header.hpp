@@ -122,8 +122,11 @@ uint64_t alignment_of(std::span<const MetadataItem> metadata);
 // there are no tensors, as ggml writes it). Throws gguftool::Error if the alignment is 0.
 void encode_header(const Header &header, ByteSink &out);
 std::vector<uint8_t> encode_header(const Header &header);
-// What encode_header writes, in bytes: the data section's offset.
+// What encode_header writes, in bytes: the data section's offset. (With alignment 1: the header
+// without padding.)
 uint64_t header_size(const Header &header);
+// Bytes one tensor info takes in a header: for sizing headers tensor by tensor.
+uint64_t tensor_info_size(const TensorHeader &tensor);
 
 // The layout rule: the tensors' data placed in order, each at the next multiple of the alignment
 // (as ggml and gguf-split write them). Sets header.tensors[i].offset for the tensor of sizes[i]

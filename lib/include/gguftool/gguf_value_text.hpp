@@ -27,7 +27,7 @@
 #include <string_view>
 #include <utility>
 
-#include "gguftool/gguf_writer.hpp"
+#include "gguftool/gguf_header.hpp"
 
 namespace gguftool::gguf {
 

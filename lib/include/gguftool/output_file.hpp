@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gguftool {
 
@@ -50,8 +51,10 @@ public:
     // outputs before committing any (a split model's shards): each holds a descriptor until then.
     void close();
     // Closes the file if it is open and renames it to its final path. It stays pending until
-    // keep().
-    void commit();
+    // keep(). With Existing::refuse, an existing file of that name is an error, not replaced
+    // (checked atomically by the rename: RENAME_NOREPLACE, or link where that is unsupported).
+    enum class Existing { replace, refuse };
+    void commit(Existing existing = Existing::replace);
     // The output is done: the destructor and remove_pending_outputs() leave it alone.
     void keep();
 
@@ -63,6 +66,10 @@ private:
     detail::PendingSlot *slot_ = nullptr;
     uint64_t size_ = 0;
 };
+
+// Throws gguftool::Error naming `output` if it is the same file (device and inode) as one of
+// `inputs`: an output renamed over its input would replace what it is made from.
+void refuse_to_write_over(const std::string &output, const std::vector<std::string> &inputs);
 
 // Removes every pending output file of the process (temporary, or committed but not kept).
 // Async-signal-safe, and only for a signal handler that then ends the process: it waits for a
