@@ -1,8 +1,12 @@
 // gguftool convert-endian: a GGUF file in the other byte order — header, metadata and every
 // tensor's data, block field by block field (gguftool/byte_order.hpp).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <exception>
 #include <memory>
 #include <semaphore>
 #include <thread>
@@ -27,17 +31,33 @@ const char *order_name(gguf::ByteOrder o) {
     return o == gguf::ByteOrder::little ? "little-endian" : "big-endian";
 }
 
-// Converts tensor `t` from the file's mapping, a chunk of whole blocks at a time, and hands the
-// chunks on. A second thread converts the next chunk while this one writes the last: the
-// conversion, and the page faults of reading the mapping, overlap the write system calls, so
-// the data goes out about as fast as a copy. Two chunk buffers: memory stays bounded.
-void produce_converted(const gguf::TensorInfo &t, gguf::ByteSink &sink) {
+// Reads `size` bytes at `offset` of `file` into `to` (pread: the mapping's pages would count
+// against the process's resident memory, and cost a page fault per few pages).
+void read_exactly(const gguf::File &file, const gguf::TensorInfo &t, uint64_t offset, uint64_t size,
+                  uint8_t *to) {
+    for (uint64_t got = 0; got < size;) {
+        const ssize_t r = ::pread(file.fd(), to + got, size - got, off_t(offset + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0)
+            throw Error(file.path(), offset + got,
+                        fmt::format("tensor {}: cannot read: {}", t.name,
+                                    r < 0 ? std::strerror(errno) : "the file ends there"));
+        got += uint64_t(r);
+    }
+}
+
+// Converts tensor `t` of `file` a chunk of whole blocks at a time (read, then converted in
+// place) and hands the chunks on. A second thread reads and converts the next chunk while this
+// one writes the last, so the data goes out about as fast as a copy. Two chunk buffers: memory
+// stays bounded whatever the tensor's size.
+void produce_converted(const gguf::File &file, const gguf::TensorInfo &t, gguf::ByteSink &sink) {
     const uint32_t block = traits(t.type).type_size;
     const uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / block) * block;
     const uint64_t chunks = (t.bytes + chunk - 1) / chunk;
     const auto size_of = [&](uint64_t i) { return std::min(chunk, t.bytes - i * chunk); };
     const auto convert = [&](uint64_t i, uint8_t *to) {
-        quant::swap_byte_order(t.type, t.data.data() + i * chunk, to, size_of(i) / block);
+        read_exactly(file, t, t.file_offset + i * chunk, size_of(i), to);
+        quant::swap_byte_order(t.type, to, to, size_of(i) / block);
     };
     std::vector<uint8_t> buffers[2];
     if (chunks < 2) {
@@ -50,17 +70,25 @@ void produce_converted(const gguf::TensorInfo &t, gguf::ByteSink &sink) {
     std::binary_semaphore empty[2]{std::binary_semaphore(1), std::binary_semaphore(1)};
     std::binary_semaphore full[2]{std::binary_semaphore(0), std::binary_semaphore(0)};
     std::atomic<bool> stop{false};
+    std::exception_ptr failure;  // of a read, handed to this thread with the chunk
     std::jthread worker([&] {
         for (uint64_t i = 0; i < chunks; ++i) {
             empty[i % 2].acquire();
             if (stop) return;
-            convert(i, buffers[i % 2].data());
+            try {
+                convert(i, buffers[i % 2].data());
+            } catch (...) {
+                failure = std::current_exception();
+                full[i % 2].release();
+                return;
+            }
             full[i % 2].release();
         }
     });
     try {
         for (uint64_t i = 0; i < chunks; ++i) {
             full[i % 2].acquire();
+            if (failure) std::rethrow_exception(failure);
             sink.write(buffers[i % 2].data(), size_of(i));
             empty[i % 2].release();
         }
@@ -98,7 +126,8 @@ int run(const Options &opt) {
                                   std::vector<uint64_t>(t.ne.begin(), t.ne.begin() + t.n_dims), 0});
         if (quant::byte_order_changes(t.type))
             data.push_back(gguf::TensorData::produced(
-                t.bytes, [&t](gguf::ByteSink &sink) { produce_converted(t, sink); }));
+                t.bytes,
+                [&f = *file, &t](gguf::ByteSink &sink) { produce_converted(f, t, sink); }));
         else
             data.push_back(gguf::TensorData::copy(*file, t));  // bytes only: copied as they are
     }
