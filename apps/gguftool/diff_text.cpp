@@ -82,19 +82,19 @@ void write_changed(Out &out, const ChangedKey &c, size_t width, const Style &st)
         const uint64_t i = *c.first_different_index;
         out.print("  first difference at index {}: ", i);
         if (i < va.array_size())
-            put_value_text(out, va.element(i));
+            put_value(out, va.element(i));
         else
             out.put("(none)");
         out.put(" -> ");
         if (i < vb.array_size())
-            put_value_text(out, vb.element(i));
+            put_value(out, vb.element(i));
         else
             out.put("(none)");
     } else {
         out.put("  ");
-        put_value_text(out, va);
+        put_value(out, va);
         out.put(" -> ");
-        put_value_text(out, vb);
+        put_value(out, vb);
     }
     out.put('\n');
 }
@@ -119,7 +119,7 @@ void write_metadata(Out &out, const MetadataDiff &m, const Style &st) {
         for (const gguf::MetadataEntry *e : *list) {
             put_key(out, kind, e->key, width, st);
             out.print("{}{}{}  ", st.type, type_label(e->value), st.reset);
-            put_value_text(out, e->value);
+            put_value(out, e->value);
             out.put('\n');
         }
     for (const ChangedKey &c : m.changed) write_changed(out, c, width, st);

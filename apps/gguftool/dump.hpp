@@ -10,6 +10,7 @@
 
 #include "gguftool/gguf.hpp"
 #include "output.hpp"
+#include "value_display.hpp"
 
 namespace gguftool::cli::dump {
 

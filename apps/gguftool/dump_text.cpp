@@ -9,6 +9,9 @@
 namespace gguftool::cli::dump {
 namespace {
 
+using gguf::Value;
+using gguf::ValueType;
+
 constexpr size_t kKeyColumnMax = 48;  // longer keys push their line out instead of the column
 
 std::string human_count(uint64_t n) {
@@ -63,7 +66,7 @@ void write_metadata(Out &out, const gguf::File &f, const Style &st) {
         out.pad(w, key_width);
         const std::string type = type_label(e.value);
         out.print("  {}{:<{}}{}  ", st.type, type, type_width, st.reset);
-        put_value_text(out, e.value);
+        put_value(out, e.value);
         out.put('\n');
     }
 }

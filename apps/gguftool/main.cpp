@@ -35,6 +35,8 @@ int main(int argc, char **argv) {
     commands.push_back({"diff", add_diff(app)});
     commands.push_back({"split", add_split(app)});
     commands.push_back({"merge", add_merge(app)});
+    commands.push_back({"edit", add_edit(app)});
+    commands.push_back({"convert-endian", add_convert_endian(app)});
 #if GGUFTOOL_ONNX_COMMANDS
     commands.push_back({kRunCommand.name, add_run(app)});
     commands.push_back({kToOnnxCommand.name, add_to_onnx(app)});

@@ -1,4 +1,4 @@
-// The spelling of metadata values, for people (dump's table, diff) and in JSON.
+// The spelling of metadata values in JSON (dump --json, diff --json); for people: value_display.hpp.
 #include "metadata_values.hpp"
 
 #include <algorithm>
@@ -10,21 +10,6 @@ namespace {
 
 using gguf::Value;
 using gguf::ValueType;
-
-constexpr size_t kArrayItems = 8;  // array items shown before "... N more"
-constexpr size_t kItemStringBytes = 24;
-
-void put_array(Out &out, const Value &v) {
-    const uint64_t n = v.array_size();
-    const uint64_t shown = std::min<uint64_t>(n, kArrayItems);
-    out.put('[');
-    for (uint64_t i = 0; i < shown; ++i) {
-        if (i) out.put(", ");
-        put_value_text(out, v.element(i), kItemStringBytes);
-    }
-    if (shown < n) out.print("{}... {} more", shown ? ", " : "", n - shown);
-    out.put(']');
-}
 
 template <class T>
 T load(const uint8_t *p, bool big) {
@@ -138,36 +123,6 @@ void put_element_array_types(Out &out, const Value &v) {
 }
 
 }  // namespace
-
-std::string type_label(const Value &v) {
-    if (v.type() != ValueType::array) return gguf::value_type_name(v.type());
-    return fmt::format("{}[{}]", gguf::value_type_name(v.array_type()), v.array_size());
-}
-
-void put_value_text(Out &out, const Value &v, size_t string_bytes) {
-    if (put_integer_or_bool(out, v)) return;
-    switch (v.type()) {
-        case ValueType::float32:
-            put_float(out, static_cast<float>(v.as_double()));
-            break;
-        case ValueType::float64:
-            put_double(out, v.as_double());
-            break;
-        case ValueType::string: {
-            const std::string_view s = v.as_string();
-            out.put('"');
-            put_display_string(out, s, string_bytes, true);
-            out.put('"');
-            if (s.size() > string_bytes) out.print(" ({} bytes)", s.size());
-            break;
-        }
-        case ValueType::array:
-            put_array(out, v);
-            break;
-        default:  // integers and bool: done above
-            break;
-    }
-}
 
 void put_json_float(Out &out, float v) {
     if (std::isfinite(v))
