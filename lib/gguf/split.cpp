@@ -2,6 +2,7 @@
 // set of outputs that appear together or not at all.
 #include <fmt/format.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <limits>
@@ -85,7 +86,9 @@ void check_free_space(const std::vector<OutputPlan> &plans) {
     for (const auto &[dir, bytes] : needed) {
         struct statvfs st {};
         if (::statvfs(dir.c_str(), &st) != 0) continue;  // the output's own error will say why
-        const uint64_t available = uint64_t(st.f_bavail) * st.f_frsize;
+        // Root may also use the blocks reserved for it.
+        const uint64_t blocks = ::geteuid() == 0 ? st.f_bfree : st.f_bavail;
+        const uint64_t available = blocks * st.f_frsize;
         if (bytes > available)
             throw Error(dir, std::nullopt,
                         fmt::format("not enough free space: {} bytes needed, {} available", bytes,
