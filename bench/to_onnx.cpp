@@ -4,125 +4,31 @@
 //
 // Usage: bench_to_onnx [--gib N] [--dir DIR] [--gguftool PATH] [--mode packed|unpack]
 // The files go to a fresh directory under DIR (default $TMPDIR or /tmp) and are deleted at the end.
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "child_run.hpp"
+#include "q4_0_model.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
+using namespace gguftool::bench;
 
-// q4_0: 32 elements in 18 bytes. Tensors of 4096 x 16384 elements, 36 MiB each.
-constexpr uint64_t kRow = 4096, kRows = 16384;
-constexpr uint64_t kTensorBytes = kRow * kRows / 32 * 18;
-constexpr uint32_t kQ4_0 = 2;
-constexpr uint64_t kAlignment = 32;
+// Tensors of 4096 x 16384 elements, 36 MiB each.
+constexpr uint64_t kRows = 16384;
+constexpr uint64_t kTensorBytes = kRows * kQ4_0RowBytes;
 
-class Writer {
-public:
-    explicit Writer(const std::string &path) : f_(std::fopen(path.c_str(), "wb")) {
-        if (!f_) throw std::runtime_error("cannot create " + path);
-    }
-    ~Writer() {
-        if (f_) std::fclose(f_);
-    }
-    void raw(const void *p, size_t n) {
-        if (std::fwrite(p, 1, n, f_) != n) throw std::runtime_error("write failed");
-        pos_ += n;
-    }
-    template <class T>
-    void num(T v) {
-        raw(&v, sizeof v);
-    }
-    void str(const std::string &s) {
-        num<uint64_t>(s.size());
-        raw(s.data(), s.size());
-    }
-    void pad() {
-        static const char zeros[kAlignment] = {};
-        raw(zeros, (kAlignment - pos_ % kAlignment) % kAlignment);
-    }
-    void close() {
-        if (std::fclose(f_) != 0) throw std::runtime_error("close failed");
-        f_ = nullptr;
-    }
-
-private:
-    std::FILE *f_;
-    uint64_t pos_ = 0;
-};
-
-// A GGUF v3 file of `n` q4_0 tensors holding pattern bytes (valid fp16 scales, varied codes).
 void generate(const std::string &path, int n) {
-    Writer w(path);
-    w.raw("GGUF", 4);
-    w.num<uint32_t>(3);
-    w.num<uint64_t>(n);
-    w.num<uint64_t>(1);
-    w.str("general.architecture");
-    w.num<uint32_t>(8);  // string
-    w.str("bench");
-    for (int i = 0; i < n; ++i) {
-        w.str(fmt::format("blk.{}.ffn_up.weight", i));
-        w.num<uint32_t>(2);
-        w.num<uint64_t>(kRow);
-        w.num<uint64_t>(kRows);
-        w.num<uint32_t>(kQ4_0);
-        w.num<uint64_t>(uint64_t(i) * kTensorBytes);  // a multiple of 32
-    }
-    w.pad();
-    std::vector<uint8_t> chunk(18 << 16);  // 65536 blocks
-    uint32_t x = 12345;
-    for (size_t b = 0; b < chunk.size(); b += 18) {
-        chunk[b] = 0x00;
-        chunk[b + 1] = 0x2c;  // d = 0.0625
-        for (int j = 2; j < 18; ++j) chunk[b + j] = uint8_t((x = x * 1664525u + 1013904223u) >> 24);
-    }
-    for (int i = 0; i < n; ++i)
-        for (uint64_t done = 0; done < kTensorBytes; done += chunk.size())
-            w.raw(chunk.data(), std::min<uint64_t>(chunk.size(), kTensorBytes - done));
-    w.close();
-}
-
-struct ChildRun {
-    double seconds;
-    long max_rss_kib;
-    int status;
-};
-
-// Runs argv as a child process: wall time, its peak RSS (wait4), exit status.
-ChildRun run_child(std::vector<std::string> args) {
-    std::vector<char *> argv;
-    for (std::string &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const auto start = std::chrono::steady_clock::now();
-    const pid_t pid = fork();
-    if (pid == 0) {
-        execv(argv[0], argv.data());
-        _exit(127);
-    }
-    int status = 0;
-    rusage usage{};
-    if (wait4(pid, &status, 0, &usage) != pid) throw std::runtime_error("wait4 failed");
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return {s, usage.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
-}
-
-std::string self_dir() {
-    return fs::canonical("/proc/self/exe").parent_path().string();
+    std::vector<Q4_0Tensor> tensors;
+    for (int i = 0; i < n; ++i) tensors.push_back({fmt::format("blk.{}.ffn_up.weight", i), kRows});
+    write_q4_0_model(path, tensors);
 }
 
 }  // namespace

@@ -11,6 +11,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalid = 1;  // invalid input file (or, for verify, a mismatch)
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNoHelper = 127;  // gguftool-onnx is missing (as a shell's "not found")
+// hash has llama-gguf-hash's exit codes, where 2 is a mismatch: its usage errors exit 1, as
+// llama-gguf-hash's do.
+inline constexpr int kHashExitUsage = 1;
 
 using Runner = std::function<int()>;
 
@@ -19,6 +22,7 @@ Runner add_run(CLI::App &app);
 Runner add_to_onnx(CLI::App &app);
 Runner add_verify(CLI::App &app);
 Runner add_lower(CLI::App &app);
+Runner add_hash(CLI::App &app);
 
 // The subcommands whose code links ONNX and protobuf. `gguftool` lists them in --help but hands
 // them to `gguftool-onnx`, the same CLI with every subcommand (onnx_helper.cpp), so that `dump`
