@@ -10,7 +10,10 @@ cd "$(dirname "$0")"
 packages=(build-essential cmake pkg-config git
           libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
           libhwy-dev libbenchmark-dev libtbb-dev libonnx-dev libprotobuf-dev protobuf-compiler
-          clang-14 libclang-rt-14-dev)  # clang: the sanitizer and fuzzing build (tests/run.sh)
+          clang-14 libclang-rt-14-dev  # clang: the sanitizer and fuzzing build (tests/run.sh)
+          libxxhash-dev  # gguftool hash: xxHash
+          nettle-dev  # gguftool hash: SHA-1, SHA-256
+          xxhash)  # xxhsum, for the hash tests and bench_hash
 
 missing=()
 for p in "${packages[@]}"; do

@@ -21,12 +21,14 @@
 #include <string>
 #include <vector>
 
-#include "bench_files.hpp"
+#include "child_run.hpp"
+#include "q4_0_model.hpp"
 
 namespace fs = std::filesystem;
 using namespace gguftool::bench;
 
 namespace {
+
 
 struct Contender {
     std::string name;
@@ -102,11 +104,11 @@ int main(int argc, char **argv) {
     try {
         const int tensors = tensors_for(gib);
         fmt::print("generating {} q4_0 tensors in {} ...\n", tensors, model);
-        generate(model, tensors);
+        write_uniform_q4_0_model(model, tensors);
         const double bytes = double(fs::file_size(model));
         fmt::print("input: {:.2f} GiB, {} rounds\n", bytes / double(1ull << 30), rounds);
         // Shards of about a quarter of the model each (at least two).
-        const uint64_t shard_bytes = std::max<uint64_t>(uint64_t(bytes) / 4 + 1, kTensorBytes * 2);
+        const uint64_t shard_bytes = std::max<uint64_t>(uint64_t(bytes) / 4 + 1, kUniformTensorBytes * 2);
         const std::string shards = dir + "/shard";
         std::vector<Contender> contenders = {
             {"cp", {"/bin/cp", model, dir + "/copy.gguf"}, {dir + "/copy.gguf"}},
@@ -135,7 +137,7 @@ int main(int argc, char **argv) {
                  {dir + "/base.onnx", dir + "/base.onnx.data"}});
         // merge's input: the model's shards, made once.
         const ChildRun made = run_child(
-            {gguftool, "split", model, shards, "--max-size", std::to_string(shard_bytes)});
+            {gguftool, "split", model, shards, "--max-size", std::to_string(shard_bytes)}, true);
         if (made.status != 0) throw std::runtime_error("gguftool split (merge's input) failed");
         std::string first_shard;
         for (const auto &e : fs::directory_iterator(dir))
@@ -159,7 +161,7 @@ int main(int argc, char **argv) {
                     warm_cache(model);
                 }
                 ::sync();
-                const ChildRun r = run_child(c.argv);
+                const ChildRun r = run_child(c.argv, true);
                 if (std::getenv("BENCH_VERBOSE"))
                     fmt::print("  round {} {}: {:.3f} s, cpu {:.3f} s\n", round, c.name, r.seconds,
                                r.cpu_seconds);

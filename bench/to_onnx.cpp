@@ -4,26 +4,25 @@
 //
 // Usage: bench_to_onnx [--gib N] [--dir DIR] [--gguftool PATH] [--mode packed|unpack]
 // The files go to a fresh directory under DIR (default $TMPDIR or /tmp) and are deleted at the end.
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "bench_files.hpp"
+#include "child_run.hpp"
+#include "q4_0_model.hpp"
+
+namespace {
 
 namespace fs = std::filesystem;
 using namespace gguftool::bench;
+
+
+}  // namespace
 
 int main(int argc, char **argv) {
     double gib = 3.0;
@@ -63,7 +62,7 @@ int main(int argc, char **argv) {
     int rc = 0;
     try {
         fmt::print("generating {} q4_0 tensors in {} ...\n", tensors, gguf);
-        generate(gguf, tensors);
+        write_uniform_q4_0_model(gguf, tensors);
         const double bytes = double(fs::file_size(gguf));
         fmt::print("input: {:.2f} GiB\n", bytes / double(1ull << 30));
 

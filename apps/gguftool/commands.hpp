@@ -11,6 +11,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalid = 1;  // invalid input file (or, for verify, a mismatch)
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNoHelper = 127;  // gguftool-onnx is missing (as a shell's "not found")
+// hash has llama-gguf-hash's exit codes, where 2 is a mismatch: its usage errors exit 1, as
+// llama-gguf-hash's do.
+inline constexpr int kHashExitUsage = 1;
 
 using Runner = std::function<int()>;
 
@@ -24,6 +27,7 @@ Runner add_split(CLI::App &app);
 Runner add_merge(CLI::App &app);
 Runner add_edit(CLI::App &app);
 Runner add_convert_endian(CLI::App &app);
+Runner add_hash(CLI::App &app);
 
 // The subcommands whose code links ONNX and protobuf. `gguftool` lists them in --help but hands
 // them to `gguftool-onnx`, the same CLI with every subcommand (onnx_helper.cpp), so that `dump`

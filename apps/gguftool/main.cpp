@@ -6,6 +6,7 @@
 //
 // Exit codes: 0 success, 1 invalid input file (gguftool::Error, including a file that cannot be
 // opened), 2 usage error (unknown option, missing argument, bad value).
+// hash has llama-gguf-hash's codes instead (hash.cpp): its usage errors are 1, as 2 is a mismatch.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
@@ -37,6 +38,7 @@ int main(int argc, char **argv) {
     commands.push_back({"merge", add_merge(app)});
     commands.push_back({"edit", add_edit(app)});
     commands.push_back({"convert-endian", add_convert_endian(app)});
+    commands.push_back({"hash", add_hash(app)});
 #if GGUFTOOL_ONNX_COMMANDS
     commands.push_back({kRunCommand.name, add_run(app)});
     commands.push_back({kToOnnxCommand.name, add_to_onnx(app)});
@@ -51,7 +53,10 @@ int main(int argc, char **argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
         // --help and --version arrive here too, with exit code 0.
-        return app.exit(e) == 0 ? kExitOk : kExitUsage;
+        if (app.exit(e) == 0) return kExitOk;
+        for (const CLI::App *sub : app.get_subcommands())
+            if (sub->get_name() == "hash") return kHashExitUsage;
+        return kExitUsage;
     }
     remove_outputs_on_signals();  // the library leaves signals to the program
     try {

@@ -1,0 +1,112 @@
+// Generated multi-GB GGUF files for the benchmarks that need a big model on disk (bench_to_onnx,
+// bench_hash, bench_copy): q4_0 tensors of 4096-element rows holding pattern bytes (valid fp16 scales,
+// varied codes), written without holding the model in memory.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gguftool::bench {
+
+inline constexpr uint64_t kQ4_0Row = 4096;                     // elements per row
+inline constexpr uint64_t kQ4_0RowBytes = kQ4_0Row / 32 * 18;  // 32 elements in 18 bytes
+
+struct Q4_0Tensor {
+    std::string name;
+    uint64_t rows;
+};
+
+namespace detail {
+
+class FileWriter {
+public:
+    explicit FileWriter(const std::string &path) : f_(std::fopen(path.c_str(), "wb")) {
+        if (!f_) throw std::runtime_error("cannot create " + path);
+    }
+    ~FileWriter() {
+        if (f_) std::fclose(f_);
+    }
+    void raw(const void *p, size_t n) {
+        if (std::fwrite(p, 1, n, f_) != n) throw std::runtime_error("write failed");
+        pos_ += n;
+    }
+    template <class T>
+    void num(T v) {
+        raw(&v, sizeof v);
+    }
+    void str(const std::string &s) {
+        num<uint64_t>(s.size());
+        raw(s.data(), s.size());
+    }
+    void pad(uint64_t alignment) {
+        static const char zeros[64] = {};
+        raw(zeros, (alignment - pos_ % alignment) % alignment);
+    }
+    void close() {
+        if (std::fclose(f_) != 0) throw std::runtime_error("close failed");
+        f_ = nullptr;
+    }
+
+private:
+    std::FILE *f_;
+    uint64_t pos_ = 0;
+};
+
+}  // namespace detail
+
+// A GGUF v3 file of `tensors` (q4_0, 4096 x rows each), data aligned to 32.
+inline void write_q4_0_model(const std::string &path, const std::vector<Q4_0Tensor> &tensors) {
+    constexpr uint32_t kQ4_0 = 2, kString = 8;
+    constexpr uint64_t kAlignment = 32;
+    detail::FileWriter w(path);
+    w.raw("GGUF", 4);
+    w.num<uint32_t>(3);
+    w.num<uint64_t>(tensors.size());
+    w.num<uint64_t>(1);
+    w.str("general.architecture");
+    w.num<uint32_t>(kString);
+    w.str("bench");
+    uint64_t offset = 0;
+    for (const Q4_0Tensor &t : tensors) {
+        w.str(t.name);
+        w.num<uint32_t>(2);
+        w.num<uint64_t>(kQ4_0Row);
+        w.num<uint64_t>(t.rows);
+        w.num<uint32_t>(kQ4_0);
+        w.num<uint64_t>(offset);
+        offset += (t.rows * kQ4_0RowBytes + kAlignment - 1) / kAlignment * kAlignment;
+    }
+    w.pad(kAlignment);
+    std::vector<uint8_t> chunk(18 << 16);  // 65536 blocks
+    uint32_t x = 12345;
+    for (size_t b = 0; b < chunk.size(); b += 18) {
+        chunk[b] = 0x00;
+        chunk[b + 1] = 0x2c;  // d = 0.0625
+        for (int j = 2; j < 18; ++j) chunk[b + j] = uint8_t((x = x * 1664525u + 1013904223u) >> 24);
+    }
+    for (const Q4_0Tensor &t : tensors) {
+        const uint64_t bytes = t.rows * kQ4_0RowBytes;
+        for (uint64_t done = 0; done < bytes; done += chunk.size())
+            w.raw(chunk.data(), std::min<uint64_t>(chunk.size(), bytes - done));
+        w.pad(kAlignment);
+    }
+    w.close();
+}
+
+// The benchmarks' usual model: `n` tensors "blk.N.ffn_up.weight" of 4096 x 16384 elements (36 MiB).
+inline constexpr uint64_t kUniformRows = 16384;
+inline constexpr uint64_t kUniformTensorBytes = kUniformRows * kQ4_0RowBytes;
+inline void write_uniform_q4_0_model(const std::string &path, int n) {
+    std::vector<Q4_0Tensor> tensors;
+    for (int i = 0; i < n; ++i)
+        tensors.push_back({fmt::format("blk.{}.ffn_up.weight", i), kUniformRows});
+    write_q4_0_model(path, tensors);
+}
+
+}  // namespace gguftool::bench
