@@ -9,8 +9,8 @@
 // times the model) and are deleted at the end. Before each timed run the input is read (page
 // cache warm) and the file system synced (no earlier run's writeback in the way).
 //
-// To add a writer (edit, convert-endian), add an entry to `contenders` in main: its command line
-// and the outputs to delete after each run.
+// To add a writer, add an entry to `contenders` in main: its command line and the outputs to
+// delete after each run.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -119,6 +119,14 @@ int main(int argc, char **argv) {
             {"to-onnx",
              {gguftool, "to-onnx", model, dir + "/model.onnx", "--external-data", "--quiet"},
              {dir + "/model.onnx", dir + "/model.onnx.data"}},
+            {"edit",
+             {gguftool, "edit", model, "-o", dir + "/edited.gguf", "--set",
+              "general.name=string:edited"},
+             {dir + "/edited.gguf"}},
+            // q4_0: every block's f16 scale reversed, the data converted rather than copied.
+            {"convert-endian",
+             {gguftool, "convert-endian", model, dir + "/big-endian.gguf", "--to", "big"},
+             {dir + "/big-endian.gguf"}},
         };
         if (!baseline.empty())
             contenders.push_back(

@@ -1,198 +1,23 @@
-// Writes testdata/sample.gguf: a tiny two-layer llama with random weights, quantized and written by
-// llama.cpp itself (ggml_quantize_chunk and gguf_write_to_file, loaded through
-// gguftool::reference::ggml()). The output is deterministic: std::mt19937 is fully specified and
-// the normal variates come from our own Box-Muller transform, not from a library distribution.
+// Writes testdata/sample.gguf (sample_model.hpp), or with --f16 its unquantized source.
 //
-//   make_sample_model [OUTPUT]     (default: testdata/sample.gguf)
+//   make_sample_model [--f16] [OUTPUT]     (default: testdata/sample.gguf)
 #include <fmt/core.h>
 
-#include <cmath>
-#include <cstdint>
-#include <list>
-#include <numbers>
-#include <random>
 #include <string>
-#include <vector>
 
-#include "gguftool/reference.hpp"
-#include "gguftool/types.hpp"
-
-namespace {
-
-using gguftool::GgmlType;
-
-// The model's shape.
-constexpr int64_t kEmbd = 256;
-constexpr int64_t kFfn = 512;
-constexpr int64_t kHeads = 4;
-constexpr int64_t kHeadsKv = 2;
-constexpr int64_t kHeadDim = kEmbd / kHeads;
-constexpr int64_t kLayers = 2;
-
-// GGUF metadata value type ids used with gguf_set_arr_data.
-constexpr int kGgufInt32 = 5;
-constexpr int kGgufFloat32 = 6;
-
-class Normal {
-public:
-    explicit Normal(uint32_t seed) : mt_(seed) {}
-    double operator()() {
-        if (have_spare_) {
-            have_spare_ = false;
-            return spare_;
-        }
-        const double u1 = uniform(), u2 = uniform();
-        const double r = std::sqrt(-2.0 * std::log(u1));
-        const double a = 2.0 * std::numbers::pi * u2;
-        spare_ = r * std::sin(a);
-        have_spare_ = true;
-        return r * std::cos(a);
-    }
-
-private:
-    double uniform() { return (double(mt_()) + 0.5) / 4294967296.0; }  // in (0, 1)
-    std::mt19937 mt_;
-    double spare_ = 0;
-    bool have_spare_ = false;
-};
-
-// The vocabulary of llama's SentencePiece tokenizers in miniature: <unk>, <s>, </s>, the 256 byte
-// tokens, then words.
-struct Vocab {
-    std::vector<std::string> tokens;
-    std::vector<float> scores;
-    std::vector<int32_t> types;  // 1 normal, 2 unknown, 3 control, 6 byte
-};
-
-Vocab make_vocab() {
-    Vocab v;
-    const auto add = [&](std::string t, float score, int32_t type) {
-        v.tokens.push_back(std::move(t));
-        v.scores.push_back(score);
-        v.types.push_back(type);
-    };
-    add("<unk>", 0.0f, 2);
-    add("<s>", 0.0f, 3);
-    add("</s>", 0.0f, 3);
-    for (int b = 0; b < 256; ++b) add(fmt::format("<0x{:02X}>", b), 0.0f, 6);
-    static const char *kWords[] = {
-        "the",  "of",    "and",    "to",    "a",      "in",    "is",    "that",  "for",   "it",
-        "as",   "was",   "with",   "be",    "by",     "on",    "not",   "he",    "this",  "are",
-        "or",   "his",   "from",   "at",    "which",  "but",   "have",  "an",    "had",   "they",
-        "you",  "were",  "their",  "one",   "all",    "we",    "can",   "her",   "has",   "there",
-        "been", "if",    "more",   "when",  "will",   "would", "who",   "so",    "no",    "gguf",
-        "tool", "model", "tensor", "llama", "weight", "quant", "block", "scale", "héllo", "世界"};
-    float score = -1.0f;
-    for (const char *w : kWords) add(std::string("\xE2\x96\x81") + w, score--, 1);  // "▁" + word
-    add("!", score--, 1);
-    return v;
-}
-
-struct TensorSpec {
-    std::string name;
-    GgmlType type;
-    int64_t ne0, ne1;  // ne1 == 0: a vector
-    bool norm;         // weights around 1 instead of 0
-};
-
-std::vector<TensorSpec> tensor_specs(int64_t vocab) {
-    std::vector<TensorSpec> s = {
-        {"token_embd.weight", GgmlType::q4_k, kEmbd, vocab, false},
-        {"output_norm.weight", GgmlType::f32, kEmbd, 0, true},
-        {"output.weight", GgmlType::q6_k, kEmbd, vocab, false},
-    };
-    // Layer by layer: attention q, k, v, output, then feed-forward gate, up, down.
-    const GgmlType kLayerTypes[kLayers][7] = {
-        {GgmlType::q4_0, GgmlType::f16, GgmlType::bf16, GgmlType::q8_0, GgmlType::q4_k,
-         GgmlType::q5_k, GgmlType::q6_k},
-        {GgmlType::q4_1, GgmlType::q5_0, GgmlType::q5_1, GgmlType::iq4_nl, GgmlType::q2_k,
-         GgmlType::q3_k, GgmlType::iq4_xs},
-    };
-    for (int l = 0; l < kLayers; ++l) {
-        const auto *t = kLayerTypes[l];
-        const std::string b = fmt::format("blk.{}.", l);
-        s.push_back({b + "attn_norm.weight", GgmlType::f32, kEmbd, 0, true});
-        s.push_back({b + "attn_q.weight", t[0], kEmbd, kEmbd, false});
-        s.push_back({b + "attn_k.weight", t[1], kEmbd, kHeadsKv * kHeadDim, false});
-        s.push_back({b + "attn_v.weight", t[2], kEmbd, kHeadsKv * kHeadDim, false});
-        s.push_back({b + "attn_output.weight", t[3], kEmbd, kEmbd, false});
-        s.push_back({b + "ffn_norm.weight", GgmlType::f32, kEmbd, 0, true});
-        s.push_back({b + "ffn_gate.weight", t[4], kEmbd, kFfn, false});
-        s.push_back({b + "ffn_up.weight", t[5], kEmbd, kFfn, false});
-        s.push_back({b + "ffn_down.weight", t[6], kFfn, kEmbd, false});
-    }
-    return s;
-}
-
-int write_sample(const gguftool::reference::Ggml &g, const std::string &path) {
-    using gguftool::reference::gguf_context;
-    gguf_context *ctx = g.gguf_init_empty();
-
-    g.gguf_set_val_str(ctx, "general.architecture", "llama");
-    g.gguf_set_val_str(ctx, "general.name", "gguftool sample (tiny llama, random weights)");
-    g.gguf_set_val_u32(ctx, "general.file_type", 15);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
-    g.gguf_set_val_u32(ctx, "general.quantization_version", 2);
-    const Vocab vocab = make_vocab();
-    const auto n_vocab = static_cast<int64_t>(vocab.tokens.size());
-    g.gguf_set_val_u32(ctx, "llama.vocab_size", uint32_t(n_vocab));
-    g.gguf_set_val_u32(ctx, "llama.context_length", 512);
-    g.gguf_set_val_u32(ctx, "llama.embedding_length", kEmbd);
-    g.gguf_set_val_u32(ctx, "llama.block_count", kLayers);
-    g.gguf_set_val_u32(ctx, "llama.feed_forward_length", kFfn);
-    g.gguf_set_val_u32(ctx, "llama.attention.head_count", kHeads);
-    g.gguf_set_val_u32(ctx, "llama.attention.head_count_kv", kHeadsKv);
-    g.gguf_set_val_u32(ctx, "llama.rope.dimension_count", kHeadDim);
-    g.gguf_set_val_f32(ctx, "llama.rope.freq_base", 10000.0f);
-    g.gguf_set_val_f32(ctx, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    g.gguf_set_val_str(ctx, "tokenizer.ggml.model", "llama");
-    std::vector<const char *> token_ptrs;
-    for (const std::string &t : vocab.tokens) token_ptrs.push_back(t.c_str());
-    g.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", token_ptrs.data(), token_ptrs.size());
-    g.gguf_set_arr_data(ctx, "tokenizer.ggml.scores", kGgufFloat32, vocab.scores.data(),
-                        vocab.scores.size());
-    g.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", kGgufInt32, vocab.types.data(),
-                        vocab.types.size());
-    g.gguf_set_val_u32(ctx, "tokenizer.ggml.unknown_token_id", 0);
-    g.gguf_set_val_u32(ctx, "tokenizer.ggml.bos_token_id", 1);
-    g.gguf_set_val_u32(ctx, "tokenizer.ggml.eos_token_id", 2);
-    g.gguf_set_val_bool(ctx, "tokenizer.ggml.add_bos_token", true);
-    g.gguf_set_val_bool(ctx, "tokenizer.ggml.add_eos_token", false);
-    g.gguf_set_val_str(ctx, "tokenizer.chat_template",
-                       "{% for message in messages %}{{ message['role'] }}: "
-                       "{{ message['content'] }}\n{% endfor %}");
-
-    // Tensor descriptors live in a no_alloc ggml context; their bytes in `data` until written.
-    void *gctx = g.ggml_init({size_t(1) << 20, nullptr, true});
-    std::list<std::vector<uint8_t>> data;
-    Normal normal(20240601);
-    for (const TensorSpec &s : tensor_specs(n_vocab)) {
-        const int64_t rows = s.ne1 ? s.ne1 : 1;
-        std::vector<float> w(size_t(s.ne0 * rows));
-        for (float &x : w) x = float(s.norm ? 1.0 + 0.05 * normal() : 0.02 * normal());
-        const auto bytes = gguftool::row_bytes(s.type, uint64_t(s.ne0));
-        std::vector<uint8_t> &q = data.emplace_back(size_t(*bytes * rows));
-        g.quantize_chunk(int(s.type), w.data(), q.data(), 0, rows, s.ne0, nullptr);
-        const int64_t ne[2] = {s.ne0, s.ne1};
-        void *t = g.ggml_new_tensor(gctx, int(s.type), s.ne1 ? 2 : 1, ne);
-        g.ggml_set_name(t, s.name.c_str());
-        g.gguf_add_tensor(ctx, t);
-        g.gguf_set_tensor_data(ctx, s.name.c_str(), q.data());
-    }
-    const bool ok = g.gguf_write_to_file(ctx, path.c_str(), false);
-    g.gguf_free(ctx);
-    g.ggml_free(gctx);
-    if (!ok) {
-        fmt::print(stderr, "make_sample_model: cannot write {}\n", path);
-        return 1;
-    }
-    fmt::print("wrote {}\n", path);
-    return 0;
-}
-
-}  // namespace
+#include "sample_model.hpp"
 
 int main(int argc, char **argv) {
-    const std::string path = argc > 1 ? argv[1] : "testdata/sample.gguf";
+    using gguftool::sample_model::Types;
+    Types types = Types::mixed;
+    std::string path = "testdata/sample.gguf";
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--f16")
+            types = Types::f16;
+        else
+            path = arg;
+    }
     const auto g = gguftool::reference::ggml();
     if (!g || !g->gguf_init_empty || !g->quantize_chunk || !g->ggml_new_tensor) {
         fmt::print(stderr,
@@ -200,5 +25,10 @@ int main(int argc, char **argv) {
                    "(run npm ci, or set GGUFTOOL_GGML_LIB)\n");
         return 1;
     }
-    return write_sample(*g, path);
+    if (!gguftool::sample_model::write_sample(*g, path, types)) {
+        fmt::print(stderr, "make_sample_model: cannot write {}\n", path);
+        return 1;
+    }
+    fmt::print("wrote {}\n", path);
+    return 0;
 }

@@ -15,12 +15,15 @@ inline constexpr int kExitNoHelper = 127;  // gguftool-onnx is missing (as a she
 using Runner = std::function<int()>;
 
 Runner add_dump(CLI::App &app);
+Runner add_diff(CLI::App &app);
 Runner add_run(CLI::App &app);
 Runner add_to_onnx(CLI::App &app);
 Runner add_verify(CLI::App &app);
 Runner add_lower(CLI::App &app);
 Runner add_split(CLI::App &app);
 Runner add_merge(CLI::App &app);
+Runner add_edit(CLI::App &app);
+Runner add_convert_endian(CLI::App &app);
 
 // The subcommands whose code links ONNX and protobuf. `gguftool` lists them in --help but hands
 // them to `gguftool-onnx`, the same CLI with every subcommand (onnx_helper.cpp), so that `dump`

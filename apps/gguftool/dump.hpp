@@ -10,6 +10,7 @@
 
 #include "gguftool/gguf.hpp"
 #include "output.hpp"
+#include "value_display.hpp"
 
 namespace gguftool::cli::dump {
 
@@ -73,30 +74,5 @@ void write_text(Out &out, const gguf::Model &model, const Options &opt,
                 const std::vector<TensorReport> &reports);
 void write_json(Out &out, const gguf::Model &model, const Options &opt,
                 const std::vector<TensorReport> &reports);
-
-// Writes an integer or bool metadata value, which the table and JSON spell alike; false (nothing
-// written) for the other types, whose spelling differs.
-inline bool put_integer_or_bool(Out &out, const gguf::Value &v) {
-    using gguf::ValueType;
-    switch (v.type()) {
-        case ValueType::uint8:
-        case ValueType::uint16:
-        case ValueType::uint32:
-        case ValueType::uint64:
-            out.put_uint(v.as_uint());
-            return true;
-        case ValueType::int8:
-        case ValueType::int16:
-        case ValueType::int32:
-        case ValueType::int64:
-            out.put_int(v.as_int());
-            return true;
-        case ValueType::bool_:
-            out.put(v.as_bool() ? "true" : "false");
-            return true;
-        default:
-            return false;
-    }
-}
 
 }  // namespace gguftool::cli::dump

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "dump.hpp"
+#include "metadata_values.hpp"
 
 namespace gguftool::cli::dump {
 namespace {
@@ -11,9 +12,6 @@ namespace {
 using gguf::Value;
 using gguf::ValueType;
 
-constexpr size_t kArrayItems = 8;    // array items shown before "... N more"
-constexpr size_t kStringBytes = 72;  // longer strings are cut
-constexpr size_t kItemStringBytes = 24;
 constexpr size_t kKeyColumnMax = 48;  // longer keys push their line out instead of the column
 
 std::string human_count(uint64_t n) {
@@ -23,50 +21,6 @@ std::string human_count(uint64_t n) {
     int u = -1;
     while (v >= 1000 && u < 3) v /= 1000, ++u;
     return fmt::format("{:.2f} {}", v, kUnits[u]);
-}
-
-std::string type_label(const Value &v) {
-    if (v.type() != ValueType::array) return gguf::value_type_name(v.type());
-    return fmt::format("{}[{}]", gguf::value_type_name(v.array_type()), v.array_size());
-}
-
-void put_value(Out &out, const Value &v, size_t string_bytes);
-
-void put_array(Out &out, const Value &v) {
-    const uint64_t n = v.array_size();
-    const uint64_t shown = std::min<uint64_t>(n, kArrayItems);
-    out.put('[');
-    for (uint64_t i = 0; i < shown; ++i) {
-        if (i) out.put(", ");
-        put_value(out, v.element(i), kItemStringBytes);
-    }
-    if (shown < n) out.print("{}... {} more", shown ? ", " : "", n - shown);
-    out.put(']');
-}
-
-void put_value(Out &out, const Value &v, size_t string_bytes) {
-    if (put_integer_or_bool(out, v)) return;
-    switch (v.type()) {
-        case ValueType::float32:
-            put_float(out, static_cast<float>(v.as_double()));
-            break;
-        case ValueType::float64:
-            put_double(out, v.as_double());
-            break;
-        case ValueType::string: {
-            const std::string_view s = v.as_string();
-            out.put('"');
-            put_display_string(out, s, string_bytes, true);
-            out.put('"');
-            if (s.size() > string_bytes) out.print(" ({} bytes)", s.size());
-            break;
-        }
-        case ValueType::array:
-            put_array(out, v);
-            break;
-        default:  // integers and bool: done above
-            break;
-    }
 }
 
 void write_header(Out &out, const gguf::Model &model, const Style &st) {
@@ -112,7 +66,7 @@ void write_metadata(Out &out, const gguf::File &f, const Style &st) {
         out.pad(w, key_width);
         const std::string type = type_label(e.value);
         out.print("  {}{:<{}}{}  ", st.type, type, type_width, st.reset);
-        put_value(out, e.value, kStringBytes);
+        put_value(out, e.value);
         out.put('\n');
     }
 }

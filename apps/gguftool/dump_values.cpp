@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "dump.hpp"
-#include "gguftool/quant.hpp"
+#include "tensor_decode.hpp"
 
 namespace gguftool::cli::dump {
 namespace {
@@ -20,36 +20,18 @@ const gguf::File &shard_of(const gguf::Model &model, const gguf::TensorInfo &t) 
     return *model.shards().at(t.shard);
 }
 
-// Plain values of a big-endian file are stored big-endian; the decoder reads little-endian.
-void byteswap_elements(const uint8_t *in, uint8_t *out, size_t count, size_t width) {
-    for (size_t i = 0; i < count; ++i)
-        for (size_t b = 0; b < width; ++b) out[i * width + b] = in[i * width + width - 1 - b];
-}
-
 // Calls f(values, n) for consecutive chunks covering the first `limit` elements of `t`, rounded
 // up to whole blocks.
 template <class F>
 void decode_chunks(const gguf::Model &model, const gguf::TensorInfo &t, uint64_t limit, F &&f) {
-    const TypeTraits &tt = traits(t.type);
-    const gguf::File &file = shard_of(model, t);
-    const bool swap = file.byte_order() == gguf::ByteOrder::big && tt.type_size > 1;
-    if (swap && tt.quantized)
-        throw Error(fmt::format("decoding {} data of a big-endian file is not supported", tt.name));
-    const uint64_t bs = tt.block_size;
+    const uint64_t bs = traits(t.type).block_size;
     const uint64_t chunk = std::max<uint64_t>(bs, kChunkElements / bs * bs);
     const uint64_t total = std::min(t.elements, (limit + bs - 1) / bs * bs);
     std::vector<double> values(std::min(chunk, total));
     std::vector<uint8_t> swapped;
     for (uint64_t start = 0; start < total; start += chunk) {
         const uint64_t n = std::min(chunk, total - start);
-        const uint64_t first_byte = start / bs * tt.type_size;
-        std::span<const uint8_t> bytes = t.data.subspan(first_byte, n / bs * tt.type_size);
-        if (swap) {
-            swapped.resize(bytes.size());
-            byteswap_elements(bytes.data(), swapped.data(), n, tt.type_size);
-            bytes = swapped;
-        }
-        quant::decode(t.type, bytes, n, values.data(), DataType::float64);
+        decode_elements(model, t, start, n, values.data(), DataType::float64, swapped);
         f(values.data(), static_cast<size_t>(n));
     }
 }

@@ -32,8 +32,11 @@ int main(int argc, char **argv) {
     };
     std::vector<Command> commands;
     commands.push_back({"dump", add_dump(app)});
+    commands.push_back({"diff", add_diff(app)});
     commands.push_back({"split", add_split(app)});
     commands.push_back({"merge", add_merge(app)});
+    commands.push_back({"edit", add_edit(app)});
+    commands.push_back({"convert-endian", add_convert_endian(app)});
 #if GGUFTOOL_ONNX_COMMANDS
     commands.push_back({kRunCommand.name, add_run(app)});
     commands.push_back({kToOnnxCommand.name, add_to_onnx(app)});

@@ -1,5 +1,6 @@
 #include "signals.hpp"
 
+#include <pthread.h>
 #include <signal.h>
 
 #include "gguftool/output_file.hpp"
@@ -31,6 +32,17 @@ void remove_outputs_on_signals() {
         if (previous.sa_handler != SIG_IGN) ::sigaction(sig, &handler, nullptr);
     }
     ::signal(SIGXFSZ, SIG_IGN);
+}
+
+DeferEndingSignals::DeferEndingSignals() {
+    sigset_t block;
+    sigemptyset(&block);
+    for (int sig : kEndingSignals) sigaddset(&block, sig);
+    ::pthread_sigmask(SIG_BLOCK, &block, &previous_);
+}
+
+DeferEndingSignals::~DeferEndingSignals() {
+    ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
 }
 
 }  // namespace gguftool::cli

@@ -53,6 +53,17 @@ void resolve_all(Ggml &g) {
     resolve(h, g.gguf_get_arr_str, "gguf_get_arr_str");
     resolve(h, g.gguf_get_val_data, "gguf_get_val_data");
     resolve(h, g.gguf_get_val_str, "gguf_get_val_str");
+    resolve(h, g.gguf_get_val_u8, "gguf_get_val_u8");
+    resolve(h, g.gguf_get_val_i8, "gguf_get_val_i8");
+    resolve(h, g.gguf_get_val_u16, "gguf_get_val_u16");
+    resolve(h, g.gguf_get_val_i16, "gguf_get_val_i16");
+    resolve(h, g.gguf_get_val_u32, "gguf_get_val_u32");
+    resolve(h, g.gguf_get_val_i32, "gguf_get_val_i32");
+    resolve(h, g.gguf_get_val_f32, "gguf_get_val_f32");
+    resolve(h, g.gguf_get_val_u64, "gguf_get_val_u64");
+    resolve(h, g.gguf_get_val_i64, "gguf_get_val_i64");
+    resolve(h, g.gguf_get_val_f64, "gguf_get_val_f64");
+    resolve(h, g.gguf_get_val_bool, "gguf_get_val_bool");
     resolve(h, g.gguf_get_n_tensors, "gguf_get_n_tensors");
     resolve(h, g.gguf_get_tensor_name, "gguf_get_tensor_name");
     resolve(h, g.gguf_get_tensor_type, "gguf_get_tensor_type");

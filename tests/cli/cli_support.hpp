@@ -5,15 +5,18 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <list>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "gguf_test_support.hpp"
+#include "gguftool/gguf_writer.hpp"
 #include "gguftool/types.hpp"
 
 extern char **environ;
@@ -154,6 +158,44 @@ inline RunResult run_gguftool(const std::vector<std::string> &args) {
     std::vector<std::string> argv_s = {GGUFTOOL_EXE};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     return run_program(std::move(argv_s));
+}
+
+// The names of the entries of `dir`, sorted.
+inline std::vector<std::string> dir_entries(const std::string &dir) {
+    std::vector<std::string> names;
+    for (const auto &e : std::filesystem::directory_iterator(dir))
+        names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// A model of one tensor of `type` and `elements` whose data is a hole in a sparse file, named
+// big.gguf in `dir`: big enough to interrupt a command part-way, cheap to make.
+inline std::string sparse_model(const TempDir &dir, GgmlType type, uint64_t elements) {
+    const std::string path = dir.file("big.gguf");
+    gguf::Writer w;
+    w.add_tensor("big", type, {elements}, {});
+    const std::vector<uint8_t> header = w.to_bytes();
+    write_file(path, header);
+    resize_file(path, (header.size() + 31) / 32 * 32 + *row_bytes(type, elements));
+    return path;
+}
+
+// Starts gguftool with `args`, sends it `sig` as soon as a new entry (its temporary output)
+// appears in `dir`, and expects it to end by that signal leaving `dir` as it was.
+inline void interrupt_mid_write(const TempDir &dir, const std::vector<std::string> &args, int sig) {
+    const std::vector<std::string> before = dir_entries(dir.path());
+    const Spawned child = spawn_gguftool(args);
+    bool seen = false;
+    for (int i = 0; i < 100000 && !seen; ++i) {
+        seen = dir_entries(dir.path()).size() > before.size();
+        if (!seen) usleep(200);
+    }
+    kill(child.pid, sig);
+    const RunResult r = finish(child);
+    ASSERT_TRUE(seen) << "no output appeared; exit " << r.status << ": " << r.err;
+    EXPECT_EQ(r.signal, sig) << "exit " << r.status << ": " << r.err;
+    EXPECT_EQ(dir_entries(dir.path()), before);
 }
 
 // Runs `gguftool dump --json ARGS...`, expects success and returns the parsed document.

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,6 +44,8 @@ inline constexpr uint32_t kValueTypeCount = 13;
 
 // "uint8", "int8", ..., "bool", "string", "array", "uint64", "int64", "float64".
 const char *value_type_name(ValueType t);
+// The type value_type_name calls `name`; nullopt for any other name.
+std::optional<ValueType> value_type_from_name(std::string_view name);
 
 enum class ByteOrder { little, big };
 

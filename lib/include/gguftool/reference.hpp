@@ -50,6 +50,18 @@ struct Ggml {
     const char *(*gguf_get_arr_str)(const gguf_context *ctx, int64_t key_id, size_t i) = nullptr;
     const void *(*gguf_get_val_data)(const gguf_context *ctx, int64_t key_id) = nullptr;
     const char *(*gguf_get_val_str)(const gguf_context *ctx, int64_t key_id) = nullptr;
+    // The typed getters (each aborts on a key of another type: check gguf_get_kv_type first).
+    uint8_t (*gguf_get_val_u8)(const gguf_context *, int64_t) = nullptr;
+    int8_t (*gguf_get_val_i8)(const gguf_context *, int64_t) = nullptr;
+    uint16_t (*gguf_get_val_u16)(const gguf_context *, int64_t) = nullptr;
+    int16_t (*gguf_get_val_i16)(const gguf_context *, int64_t) = nullptr;
+    uint32_t (*gguf_get_val_u32)(const gguf_context *, int64_t) = nullptr;
+    int32_t (*gguf_get_val_i32)(const gguf_context *, int64_t) = nullptr;
+    float (*gguf_get_val_f32)(const gguf_context *, int64_t) = nullptr;
+    uint64_t (*gguf_get_val_u64)(const gguf_context *, int64_t) = nullptr;
+    int64_t (*gguf_get_val_i64)(const gguf_context *, int64_t) = nullptr;
+    double (*gguf_get_val_f64)(const gguf_context *, int64_t) = nullptr;
+    bool (*gguf_get_val_bool)(const gguf_context *, int64_t) = nullptr;
     int64_t (*gguf_get_n_tensors)(const gguf_context *ctx) = nullptr;
     const char *(*gguf_get_tensor_name)(const gguf_context *ctx, int64_t tensor_id) = nullptr;
     int (*gguf_get_tensor_type)(const gguf_context *ctx, int64_t tensor_id) = nullptr;
