@@ -5,13 +5,14 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <stdio.h>
+#include <stdio.h>  // renameat2
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -166,12 +167,24 @@ bool rename_new(const std::string &from, const std::string &to) {
     return true;
 }
 
+// The permissions a new file gets under the process's umask as it is now. Read from
+// /proc/self/status (Linux 4.7 and later), which leaves it alone; umask() can only read it by
+// setting it, for a moment, for every thread of the process.
 mode_t new_file_mode() {
-    static const mode_t mask = [] {
-        const mode_t m = ::umask(0);
-        ::umask(m);
-        return m;
-    }();
+    mode_t mask = 0;
+    bool found = false;
+    if (std::FILE *f = std::fopen("/proc/self/status", "re")) {
+        char line[256];
+        unsigned m = 0;
+        while (!found && std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "Umask: %o", &m) == 1) found = true;
+        std::fclose(f);
+        mask = static_cast<mode_t>(m);
+    }
+    if (!found) {
+        mask = ::umask(0);
+        ::umask(mask);
+    }
     return 0666 & ~mask;
 }
 
