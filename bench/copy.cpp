@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
     const std::string model = dir + "/model.gguf";
     int rc = 0;
     try {
-        const int tensors = tensors_for(gib);
+        const int tensors = uniform_tensors_for(gib);
         fmt::print("generating {} q4_0 tensors in {} ...\n", tensors, model);
         write_uniform_q4_0_model(model, tensors);
         const double bytes = double(fs::file_size(model));

@@ -55,18 +55,6 @@ std::vector<Q4_0Tensor> llama_like(double bytes) {
     return t;
 }
 
-// Waits for the file to be written back (so that no writeback runs during the timings), then
-// reads it once so that every run finds it in the page cache.
-void warm(const std::string &path) {
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) throw std::runtime_error("cannot open " + path);
-    if (::fsync(fd) != 0) throw std::runtime_error("cannot sync " + path);
-    std::vector<char> buf(1 << 20);
-    while (::read(fd, buf.data(), buf.size()) > 0) {
-    }
-    ::close(fd);
-}
-
 std::string find_program(const char *name) {
     for (const char *dir : {"/usr/bin", "/bin", "/usr/local/bin"}) {
         const std::string p = std::string(dir) + "/" + name;
@@ -129,7 +117,7 @@ int main(int argc, char **argv) {
         const std::vector<Q4_0Tensor> tensors = llama_like(gib * double(1ull << 30));
         fmt::print("generating {} q4_0 tensors in {} ...\n", tensors.size(), gguf);
         write_q4_0_model(gguf, tensors);
-        warm(gguf);
+        warm_cache(gguf);
         const double bytes = double(fs::file_size(gguf));
         fmt::print("input: {:.2f} GiB, {} repetitions, interleaved; load average {}\n",
                    bytes / double(1ull << 30), reps, load_average());

@@ -3,7 +3,9 @@
 // varied codes), written without holding the model in memory.
 #pragma once
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -107,6 +109,23 @@ inline void write_uniform_q4_0_model(const std::string &path, int n) {
     for (int i = 0; i < n; ++i)
         tensors.push_back({fmt::format("blk.{}.ffn_up.weight", i), kUniformRows});
     write_q4_0_model(path, tensors);
+}
+
+// The number of uniform tensors that make about `gib` GiB.
+inline int uniform_tensors_for(double gib) {
+    return std::max(1, int(gib * double(1ull << 30) / double(kUniformTensorBytes) + 0.5));
+}
+
+// Waits for the file to be written back (so that no writeback runs during the timings), then
+// reads it once so that every run finds it in the page cache.
+inline void warm_cache(const std::string &path) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) throw std::runtime_error("cannot open " + path);
+    if (::fsync(fd) != 0) throw std::runtime_error("cannot sync " + path);
+    std::vector<char> buf(1 << 20);
+    while (::read(fd, buf.data(), buf.size()) > 0) {
+    }
+    ::close(fd);
 }
 
 }  // namespace gguftool::bench

@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
         fmt::print(stderr, "bench_to_onnx: cannot create a directory in {}\n", base);
         return 1;
     }
-    const int tensors = tensors_for(gib);
+    const int tensors = uniform_tensors_for(gib);
     const std::string gguf = dir + "/model.gguf", copy = dir + "/copy.gguf",
                       onnx = dir + "/model.onnx";
     int rc = 0;
