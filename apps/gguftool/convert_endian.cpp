@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -48,9 +49,12 @@ void read_exactly(const gguf::File &file, const gguf::TensorInfo &t, uint64_t of
 
 // Converts tensor `t` of `file` a chunk of whole blocks at a time (read, then converted in
 // place) and hands the chunks on. A second thread reads and converts the next chunk while this
-// one writes the last, so the data goes out about as fast as a copy. Two chunk buffers: memory
-// stays bounded whatever the tensor's size.
-void produce_converted(const gguf::File &file, const gguf::TensorInfo &t, gguf::ByteSink &sink) {
+// one writes the last, so the data goes out about as fast as a copy. Two chunk buffers, shared by
+// all tensors: memory stays bounded whatever the model's size.
+using ChunkBuffers = std::array<std::vector<uint8_t>, 2>;
+
+void produce_converted(const gguf::File &file, const gguf::TensorInfo &t, ChunkBuffers &buffers,
+                       gguf::ByteSink &sink) {
     const uint32_t block = traits(t.type).type_size;
     const uint64_t chunk = std::max<uint64_t>(1, kChunkBytes / block) * block;
     const uint64_t chunks = (t.bytes + chunk - 1) / chunk;
@@ -59,13 +63,11 @@ void produce_converted(const gguf::File &file, const gguf::TensorInfo &t, gguf::
         read_exactly(file, t, t.file_offset + i * chunk, size_of(i), to);
         quant::swap_byte_order(t.type, to, to, size_of(i) / block);
     };
-    std::vector<uint8_t> buffers[2];
+    for (auto &b : buffers) b.resize(std::max<size_t>(b.size(), std::min(chunk, t.bytes)));
     if (chunks < 2) {
-        buffers[0].resize(t.bytes);
         convert(0, buffers[0].data());
         return sink.write(buffers[0].data(), t.bytes);
     }
-    for (auto &b : buffers) b.resize(chunk);
     // empty[k]: buffer k may be filled; full[k]: it holds the next chunk to write.
     std::binary_semaphore empty[2]{std::binary_semaphore(1), std::binary_semaphore(1)};
     std::binary_semaphore full[2]{std::binary_semaphore(0), std::binary_semaphore(0)};
@@ -121,13 +123,15 @@ int run(const Options &opt) {
         header.metadata.push_back(gguf::MetadataItem::of(e));  // the encoder converts it
     header.alignment = gguf::alignment_of(header.metadata);
     std::vector<gguf::TensorData> data;
+    ChunkBuffers buffers;
     for (const gguf::TensorInfo &t : file->tensors()) {
         header.tensors.push_back({std::string(t.name), static_cast<uint32_t>(t.type),
                                   std::vector<uint64_t>(t.ne.begin(), t.ne.begin() + t.n_dims), 0});
         if (quant::byte_order_changes(t.type))
             data.push_back(gguf::TensorData::produced(
-                t.bytes,
-                [&f = *file, &t](gguf::ByteSink &sink) { produce_converted(f, t, sink); }));
+                t.bytes, [&f = *file, &t, &buffers](gguf::ByteSink &sink) {
+                    produce_converted(f, t, buffers, sink);
+                }));
         else
             data.push_back(gguf::TensorData::copy(*file, t));  // bytes only: copied as they are
     }
