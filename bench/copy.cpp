@@ -29,7 +29,6 @@ using namespace gguftool::bench;
 
 namespace {
 
-
 struct Contender {
     std::string name;
     std::vector<std::string> argv;
@@ -108,7 +107,8 @@ int main(int argc, char **argv) {
         const double bytes = double(fs::file_size(model));
         fmt::print("input: {:.2f} GiB, {} rounds\n", bytes / double(1ull << 30), rounds);
         // Shards of about a quarter of the model each (at least two).
-        const uint64_t shard_bytes = std::max<uint64_t>(uint64_t(bytes) / 4 + 1, kUniformTensorBytes * 2);
+        const uint64_t shard_bytes =
+            std::max<uint64_t>(uint64_t(bytes) / 4 + 1, kUniformTensorBytes * 2);
         const std::string shards = dir + "/shard";
         std::vector<Contender> contenders = {
             {"cp", {"/bin/cp", model, dir + "/copy.gguf"}, {dir + "/copy.gguf"}},

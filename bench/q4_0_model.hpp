@@ -1,6 +1,6 @@
 // Generated multi-GB GGUF files for the benchmarks that need a big model on disk (bench_to_onnx,
-// bench_hash, bench_copy): q4_0 tensors of 4096-element rows holding pattern bytes (valid fp16 scales,
-// varied codes), written without holding the model in memory.
+// bench_hash, bench_copy): q4_0 tensors of 4096-element rows holding pattern bytes (valid fp16
+// scales, varied codes), written without holding the model in memory.
 #pragma once
 
 #include <fcntl.h>

@@ -21,7 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace gguftool::bench;
 
-
 }  // namespace
 
 int main(int argc, char **argv) {

@@ -1,4 +1,5 @@
-// The spelling of metadata values in JSON (dump --json, diff --json); for people: value_display.hpp.
+// The spelling of metadata values in JSON (dump --json, diff --json); for people:
+// value_display.hpp.
 #include "metadata_values.hpp"
 
 #include <algorithm>
