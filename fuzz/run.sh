@@ -29,10 +29,8 @@ done
 ((${#targets[@]})) || targets=(gguf_reader block_decoders onnx_model npy_reader tensor_proto)
 
 build="${BUILD_DIR:-build-sanitize}"
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DGGUFTOOL_FUZZ=ON >/dev/null
-fi
+CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGGUFTOOL_FUZZ=ON -DGGUFTOOL_BUILD_TOOLS=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target make_seeds "${targets[@]/#/fuzz_}"
 
 if ((seeds)); then

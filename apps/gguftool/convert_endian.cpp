@@ -28,10 +28,6 @@ struct Options {
 // Converted data goes out in pieces of about this size, whatever the tensor's.
 constexpr uint64_t kChunkBytes = uint64_t{1} << 20;
 
-const char *order_name(gguf::ByteOrder o) {
-    return o == gguf::ByteOrder::little ? "little-endian" : "big-endian";
-}
-
 // Reads `size` bytes at `offset` of `file` into `to` (pread: the mapping's pages would count
 // against the process's resident memory, and cost a page fault per few pages).
 void read_exactly(const gguf::File &file, const gguf::TensorInfo &t, uint64_t offset, uint64_t size,
@@ -103,11 +99,14 @@ void produce_converted(const gguf::File &file, const gguf::TensorInfo &t, ChunkB
 }
 
 int run(const Options &opt) {
-    const gguf::ByteOrder to = opt.to == "big" ? gguf::ByteOrder::big : gguf::ByteOrder::little;
+    const gguf::ByteOrder to = opt.to == gguf::byte_order_word(gguf::ByteOrder::big)
+                                   ? gguf::ByteOrder::big
+                                   : gguf::ByteOrder::little;
     const auto file = gguf::File::open(opt.in);
     if (file->byte_order() == to)
-        throw Error(opt.in, std::nullopt,
-                    fmt::format("the file is already {}: nothing to convert", order_name(to)));
+        throw Error(
+            opt.in, std::nullopt,
+            fmt::format("the file is already {}: nothing to convert", gguf::byte_order_name(to)));
     // Every tensor is checked before anything is written.
     for (const gguf::TensorInfo &t : file->tensors())
         if (const char *why = quant::byte_order_refusal(t.type))
@@ -140,8 +139,8 @@ int run(const Options &opt) {
     out.commit();
     out.keep();
     fmt::print("converted {} ({}) to {} ({}): {} {}, {} bytes\n", opt.in,
-               order_name(file->byte_order()), opt.out, order_name(to), file->tensors().size(),
-               plural(file->tensors().size(), "tensor"), size);
+               gguf::byte_order_name(file->byte_order()), opt.out, gguf::byte_order_name(to),
+               file->tensors().size(), plural(file->tensors().size(), "tensor"), size);
     return kExitOk;
 }
 
@@ -160,7 +159,8 @@ Runner add_convert_endian(CLI::App &app) {
         ->required();
     cmd->add_option("--to", opt->to, "Byte order of OUT")
         ->required()
-        ->check(CLI::IsMember({"big", "little"}))
+        ->check(CLI::IsMember({gguf::byte_order_word(gguf::ByteOrder::big),
+                               gguf::byte_order_word(gguf::ByteOrder::little)}))
         ->type_name("big|little");
     return [opt] { return convert_endian::run(*opt); };
 }

@@ -8,17 +8,13 @@
 namespace gguftool::cli::diff {
 namespace {
 
-const char *byte_order(const gguf::File &f) {
-    return f.byte_order() == gguf::ByteOrder::little ? "little" : "big";
-}
-
 void put_header(Out &out, const gguf::File &a, const gguf::File &b, const Report &r) {
     out.print(
         ",\n  \"header\": {{\"identical\": {}, \"version_a\": {}, \"version_b\": {}, "
         "\"byte_order_a\": \"{}\", \"byte_order_b\": \"{}\", \"alignment_a\": {}, "
         "\"alignment_b\": {}}}",
-        r.header.empty(), a.version(), b.version(), byte_order(a), byte_order(b), a.alignment(),
-        b.alignment());
+        r.header.empty(), a.version(), b.version(), gguf::byte_order_word(a.byte_order()),
+        gguf::byte_order_word(b.byte_order()), a.alignment(), b.alignment());
 }
 
 void put_entries(Out &out, const char *name, const std::vector<const gguf::MetadataEntry *> &list) {

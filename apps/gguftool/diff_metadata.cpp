@@ -75,10 +75,6 @@ std::optional<uint64_t> first_difference(const Value &a, const Value &b) {
     return found ? found : at_end;
 }
 
-std::string byte_order_name(gguf::ByteOrder o) {
-    return o == gguf::ByteOrder::little ? "little-endian" : "big-endian";
-}
-
 }  // namespace
 
 bool is_split_key(std::string_view key) {
@@ -91,8 +87,8 @@ std::vector<HeaderDifference> compare_headers(const gguf::Model &a, const gguf::
     if (fa.version() != fb.version())
         d.push_back({"version", std::to_string(fa.version()), std::to_string(fb.version())});
     if (fa.byte_order() != fb.byte_order())
-        d.push_back(
-            {"byte order", byte_order_name(fa.byte_order()), byte_order_name(fb.byte_order())});
+        d.push_back({"byte order", gguf::byte_order_name(fa.byte_order()),
+                     gguf::byte_order_name(fb.byte_order())});
     if (fa.alignment() != fb.alignment())
         d.push_back({"alignment", std::to_string(fa.alignment()), std::to_string(fb.alignment())});
     return d;

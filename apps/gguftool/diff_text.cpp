@@ -55,9 +55,7 @@ void write_header(Out &out, const gguf::Model &a, const Report &r, const Style &
     const gguf::File &f = a.first();
     if (r.header.empty()) {
         out.print("\n{}header{}: identical (version {}, {}, alignment {})\n", st.bold, st.reset,
-                  f.version(),
-                  f.byte_order() == gguf::ByteOrder::little ? "little-endian" : "big-endian",
-                  f.alignment());
+                  f.version(), gguf::byte_order_name(f.byte_order()), f.alignment());
         return;
     }
     out.print("\n{}header{}: {} {}\n", st.bold, st.reset, r.header.size(),

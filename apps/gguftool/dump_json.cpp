@@ -109,7 +109,7 @@ void write_json(Out &out, const gguf::Model &model, const Options &opt,
     out.put("{\n  \"file\": ");
     put_json_string(out, f.path());
     out.print(",\n  \"version\": {},\n  \"byte_order\": \"{}\",\n  \"alignment\": {}", f.version(),
-              f.byte_order() == gguf::ByteOrder::little ? "little" : "big", f.alignment());
+              gguf::byte_order_word(f.byte_order()), f.alignment());
     out.print(",\n  \"data_offset\": {},\n  \"file_size\": {}", f.data_offset(), f.file_size());
     out.print(",\n  \"metadata_count\": {},\n  \"tensor_count\": {},\n  \"parameters\": {}",
               f.metadata().size(), model.tensors().size(), parameters);

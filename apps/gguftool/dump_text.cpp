@@ -31,7 +31,7 @@ void write_header(Out &out, const gguf::Model &model, const Style &st) {
     };
     out.print("{}{}{}: GGUF\n", st.bold, f.path(), st.reset);
     field("version", std::to_string(f.version()));
-    field("byte order", f.byte_order() == gguf::ByteOrder::little ? "little-endian" : "big-endian");
+    field("byte order", gguf::byte_order_name(f.byte_order()));
     field("alignment", std::to_string(f.alignment()));
     const size_t pairs = f.metadata().size();
     field("metadata", fmt::format("{} {}", pairs, plural(pairs, "key-value pair")));

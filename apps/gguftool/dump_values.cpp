@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "dump.hpp"
+#include "gguftool/byte_order.hpp"
 #include "tensor_decode.hpp"
 
 namespace gguftool::cli::dump {
@@ -45,7 +46,7 @@ std::vector<int64_t> first_ints(const gguf::Model &model, const gguf::TensorInfo
         uint8_t b[8];
         const uint8_t *p = t.data.data() + i * width;
         if (big)
-            byteswap_elements(p, b, 1, width);
+            quant::swap_byte_order(t.type, p, b, 1);  // one element: one block
         else
             std::memcpy(b, p, width);
         switch (t.type) {

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
@@ -27,24 +28,40 @@ int main(int argc, char **argv) {
     app.set_version_flag("--version", "gguftool 0.1.0");
     app.require_subcommand(1);
 
+    // Each subcommand registers itself (its name is written once, where it is added) and returns
+    // its runner; hash keeps llama-gguf-hash's usage exit code.
     struct Command {
-        std::string name;
-        Runner run;
+        Runner (*add)(CLI::App &);
+        int usage_exit = kExitUsage;
     };
-    std::vector<Command> commands;
-    commands.push_back({"dump", add_dump(app)});
-    commands.push_back({"diff", add_diff(app)});
-    commands.push_back({"split", add_split(app)});
-    commands.push_back({"merge", add_merge(app)});
-    commands.push_back({"edit", add_edit(app)});
-    commands.push_back({"convert-endian", add_convert_endian(app)});
-    commands.push_back({"hash", add_hash(app)});
+    static constexpr Command kCommands[] = {
+        {add_dump},
+        {add_diff},
+        {add_split},
+        {add_merge},
+        {add_edit},
+        {add_convert_endian},
+        {add_hash, kHashExitUsage},
 #if GGUFTOOL_ONNX_COMMANDS
-    commands.push_back({kRunCommand.name, add_run(app)});
-    commands.push_back({kToOnnxCommand.name, add_to_onnx(app)});
-    commands.push_back({kLowerCommand.name, add_lower(app)});
-    commands.push_back({kVerifyCommand.name, add_verify(app)});
-#else
+        {add_run},
+        {add_to_onnx},
+        {add_lower},
+        {add_verify},
+#endif
+    };
+    struct Added {
+        const CLI::App *sub;
+        Runner run;
+        int usage_exit;
+    };
+    std::vector<Added> commands;
+    for (const Command &c : kCommands) {
+        Runner run = c.add(app);
+        const auto every = [](const CLI::App *) { return true; };
+        commands.push_back(
+            {std::as_const(app).get_subcommands(every).back(), std::move(run), c.usage_exit});
+    }
+#if !GGUFTOOL_ONNX_COMMANDS
     // Listed by --help; never parsed here (helper_command).
     for (const HelperCommand &c : kHelperCommands) app.add_subcommand(c.name, c.summary);
 #endif
@@ -54,15 +71,14 @@ int main(int argc, char **argv) {
     } catch (const CLI::ParseError &e) {
         // --help and --version arrive here too, with exit code 0.
         if (app.exit(e) == 0) return kExitOk;
-        for (const CLI::App *sub : app.get_subcommands())
-            if (sub->get_name() == "hash") return kHashExitUsage;
+        for (const Added &c : commands)
+            if (c.sub->parsed()) return c.usage_exit;
         return kExitUsage;
     }
     remove_outputs_on_signals();  // the library leaves signals to the program
     try {
-        for (const CLI::App *sub : app.get_subcommands())
-            for (const Command &c : commands)
-                if (sub->get_name() == c.name) return c.run();
+        for (const Added &c : commands)
+            if (c.sub->parsed()) return c.run();
     } catch (const gguftool::Error &e) {
         fmt::print(stderr, "gguftool: {}\n", e.what());  // "<file>: offset N: <problem>"
         return kExitInvalid;

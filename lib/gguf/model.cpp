@@ -34,10 +34,6 @@ std::optional<SplitKey> split_key(const File &f, std::string_view key) {
     return SplitKey{static_cast<uint64_t>(v), e->offset};
 }
 
-const char *order_name(ByteOrder o) {
-    return o == ByteOrder::big ? "big-endian" : "little-endian";
-}
-
 // Checks that `shard` is shard `no` of the same split model as `other`, a shard of it.
 void check_shard(const File &shard, const File &other, uint64_t no, uint64_t count,
                  const std::optional<SplitKey> &tensors) {
@@ -45,8 +41,8 @@ void check_shard(const File &shard, const File &other, uint64_t no, uint64_t cou
         throw Error(shard.path(), std::nullopt,
                     fmt::format("shard belongs to another model: GGUF version {}, {}; {} is "
                                 "version {}, {}",
-                                shard.version(), order_name(shard.byte_order()), other.path(),
-                                other.version(), order_name(other.byte_order())));
+                                shard.version(), byte_order_name(shard.byte_order()), other.path(),
+                                other.version(), byte_order_name(other.byte_order())));
     const auto shard_count = split_key(shard, kSplitCountKey);
     if (!shard_count || shard_count->value != count)
         throw Error(

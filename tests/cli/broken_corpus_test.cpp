@@ -197,6 +197,9 @@ TEST_P(BrokenCorpus, GivesTheExpectedErrorInEveryCommand) {
         EXPECT_EQ(r.status, e.exit_code) << describe(r);
         EXPECT_EQ(r.err, line) << (args.size() == 3 ? "dump --json" : "dump");
         EXPECT_EQ(r.out, "") << "output on stdout for a broken file";
+        // Under a sanitizer, one command: the others read the file with the same reader and stop
+        // at the same error (all three are checked in the release build).
+        if (GGUFTOOL_TEST_SANITIZED) return;
     }
 
     const test::TempDir out;

@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
 #include "ggml_data.hpp"
@@ -131,6 +132,7 @@ TEST(ConvertEndian, EveryTypeOfALlamaWrittenFileRoundTrips) {
                            {ne0, rows},
                            testdata::random_bytes(n * traits(t).type_size, uint32_t(t))});
     }
+    const size_t tensors_written = tensors.size();
     test::write_with_llama(in, tensors, [](const reference::Ggml &g, reference::gguf_context *c) {
         g.gguf_set_val_str(c, "general.architecture", "llama");
         g.gguf_set_val_f32(c, "llama.rope.freq_base", 10000.5f);
@@ -144,6 +146,16 @@ TEST(ConvertEndian, EveryTypeOfALlamaWrittenFileRoundTrips) {
     EXPECT_TRUE(test::llama_rejects(dir.file("be.gguf")));
     const test::RunResult v = run_gguftool({"verify", dir.file("le.gguf")});
     EXPECT_EQ(v.status, 0) << v.out << v.err;
+    // dump decodes the big-endian file's blocks of every type as it decodes the little-endian ones.
+    const auto dumped = [&](const char *name) {
+        const test::RunResult r =
+            run_gguftool({"dump", "--json", "--values", "64", "--stats", dir.file(name)});
+        EXPECT_EQ(r.status, 0) << r.err;
+        return nlohmann::json::parse(r.out, nullptr, false)["tensors"];
+    };
+    const nlohmann::json le_tensors = dumped("le.gguf");
+    EXPECT_EQ(le_tensors.size(), tensors_written);
+    EXPECT_EQ(dumped("be.gguf"), le_tensors);
 }
 
 // Random blocks of every convertible format (NaN scales, every code), plain types, and metadata of

@@ -49,6 +49,15 @@ std::optional<ValueType> value_type_from_name(std::string_view name);
 
 enum class ByteOrder { little, big };
 
+// The names of a byte order, the one place they are spelled: "little" / "big" (JSON, and
+// convert-endian's --to) and "little-endian" / "big-endian" (text and messages).
+constexpr const char *byte_order_word(ByteOrder o) {
+    return o == ByteOrder::little ? "little" : "big";
+}
+constexpr const char *byte_order_name(ByteOrder o) {
+    return o == ByteOrder::little ? "little-endian" : "big-endian";
+}
+
 // A metadata value: a typed view into the mapped file. Scalars are decoded on access (byte order
 // handled); strings are string_views into the mapping; arrays are walked lazily.
 class Value {
