@@ -208,8 +208,8 @@ onnx::ModelProto packed_model(DataType dtype, const std::vector<const FormatCase
         DataType out_type = dtype;
         if (widen_bfloat16 && dtype == DataType::bfloat16) {  // exactly, for onnxruntime-node
             m.node("Cast", {c.name}, {out = c.name + "_as_float"},
-                   {attr_int("to", onnx_number(out_type = DataType::float32))}, "");
-            m.proto().mutable_graph()->mutable_node()->rbegin()->clear_name();
+                   {attr_int("to", onnx_number(out_type = DataType::float32))})
+                .clear_name();  // one per case: unnamed rather than all "Cast_node"
         }
         m.output(out, out_type, c.shape);
     }

@@ -8,42 +8,43 @@
 
 namespace gguftool::testkit {
 
-onnx::AttributeProto attr_int(const std::string &name, int64_t v) {
+namespace {
+
+onnx::AttributeProto attribute(const std::string &name, onnx::AttributeProto::AttributeType type) {
     onnx::AttributeProto a;
     a.set_name(name);
-    a.set_type(onnx::AttributeProto::INT);
+    a.set_type(type);
+    return a;
+}
+
+}  // namespace
+
+onnx::AttributeProto attr_int(const std::string &name, int64_t v) {
+    onnx::AttributeProto a = attribute(name, onnx::AttributeProto::INT);
     a.set_i(v);
     return a;
 }
 
 onnx::AttributeProto attr_ints(const std::string &name, const std::vector<int64_t> &v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::INTS);
+    onnx::AttributeProto a = attribute(name, onnx::AttributeProto::INTS);
     for (int64_t x : v) a.add_ints(x);
     return a;
 }
 
 onnx::AttributeProto attr_string(const std::string &name, const std::string &v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::STRING);
+    onnx::AttributeProto a = attribute(name, onnx::AttributeProto::STRING);
     a.set_s(v);
     return a;
 }
 
 onnx::AttributeProto attr_float(const std::string &name, float v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::FLOAT);
+    onnx::AttributeProto a = attribute(name, onnx::AttributeProto::FLOAT);
     a.set_f(v);
     return a;
 }
 
 onnx::AttributeProto attr_tensor(const std::string &name, const runtime::Tensor &t) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::TENSOR);
+    onnx::AttributeProto a = attribute(name, onnx::AttributeProto::TENSOR);
     runtime::tensor_to_proto(t, "", *a.mutable_t());
     return a;
 }
