@@ -6,19 +6,79 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
+#include "llama_ref.hpp"
 
 namespace gguftool::bench {
 
 using Clock = std::chrono::steady_clock;
+
+// The options of the per-format benchmarks (bench_dequant, bench_lower): --json, --format NAME (one
+// quantized format), --reps N, --mib N, and one of the benchmark's own.
+struct FormatOptions {
+    bool json = false;
+    std::optional<GgmlType> format;
+    int reps = 7;
+    size_t mib = 16;
+};
+
+// Says why the command line is wrong and how it goes ("[--json] [--format NAME] OWN [--reps N]
+// [--mib N]"), and exits with 2.
+[[noreturn]] inline void usage(const std::string &program, const std::string &own_usage,
+                               const std::string &why) {
+    std::fprintf(stderr, "%s: %s\nusage: %s [--json] [--format NAME] %s [--reps N] [--mib N]\n",
+                 program.c_str(), why.c_str(), program.c_str(), own_usage.c_str());
+    std::exit(2);
+}
+
+// Reads the shared options into `o`; an option of the benchmark's own goes to own(name, value),
+// which returns false when it is none of its own.
+template <class Own>
+void parse_format_options(int argc, char **argv, const std::string &program,
+                          const std::string &own_usage, FormatOptions &o, Own &&own) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--json") {
+            o.json = true;
+            continue;
+        }
+        if (i + 1 >= argc) usage(program, own_usage, a + " needs a value");
+        const std::string v = argv[++i];
+        if (a == "--format") {
+            o.format = type_from_name(v);
+            if (!o.format || !traits(*o.format).quantized)
+                usage(program, own_usage, "unknown quantized format " + v);
+        } else if (a == "--reps") {
+            o.reps = std::max(1, std::stoi(v));
+        } else if (a == "--mib") {
+            o.mib = size_t(std::max(1, std::stoi(v)));
+        } else if (!own(a, v)) {
+            usage(program, own_usage, "unknown option " + a);
+        }
+    }
+}
+
+// llama.cpp's libggml-base.so, or an exit with 1 saying it did not load.
+inline std::shared_ptr<const reference::Ggml> ggml_or_exit(const std::string &program) {
+    auto g = reference::ggml();
+    if (!g) {
+        std::fprintf(stderr, "%s: llama.cpp's libggml-base.so did not load (run npm ci)\n",
+                     program.c_str());
+        std::exit(1);
+    }
+    return g;
+}
 
 // Output buffers aligned to a cache line, as the decoder's streaming stores want.
 struct Free {
@@ -36,7 +96,6 @@ inline AlignedFloats aligned_floats(size_t n) {
 // importance matrix where it needs one), 1024 blocks, tiled to the full size.
 inline std::vector<uint8_t> make_input(const reference::Ggml &g, GgmlType t, size_t blocks) {
     const TypeTraits &tt = traits(t);
-    const uint32_t id = static_cast<uint32_t>(t);
     const size_t src_blocks = std::min<size_t>(1024, blocks);
     const size_t per_row = 4096;  // multiple of every block size
     const size_t n = std::max(per_row, src_blocks * tt.block_size / per_row * per_row);
@@ -47,15 +106,8 @@ inline std::vector<uint8_t> make_input(const reference::Ggml &g, GgmlType t, siz
     std::vector<float> imatrix(per_row);
     std::uniform_real_distribution<float> weight(0.1f, 10.0f);
     for (float &w : imatrix) w = weight(rng);
-    std::vector<uint8_t> src(*row_bytes(t, n));
-    if (t == GgmlType::q8_k || t == GgmlType::q8_1) {
-        g.quantize_row_ref[id](values.data(), src.data(), int64_t(n));
-    } else {
-        g.quantize_init(int(id));
-        const bool needs = g.quantize_requires_imatrix(int(id));
-        g.quantize_chunk(int(id), values.data(), src.data(), 0, int64_t(n / per_row),
-                         int64_t(per_row), needs ? imatrix.data() : nullptr);
-    }
+    const std::vector<uint8_t> src = testkit::quantize_rows(
+        g, t, values, per_row, testkit::requires_imatrix(g, t) ? imatrix : std::vector<float>{});
     std::vector<uint8_t> in(blocks * tt.type_size);
     for (size_t off = 0; off < in.size(); off += src.size())
         std::memcpy(in.data() + off, src.data(), std::min(src.size(), in.size() - off));

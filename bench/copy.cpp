@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "child_run.hpp"
+#include "bench_setup.hpp"
 #include "q4_0_model.hpp"
 
 namespace fs = std::filesystem;
@@ -63,41 +63,13 @@ void remove_outputs(const std::string &dir, const std::vector<std::string> &outp
 }  // namespace
 
 int main(int argc, char **argv) {
-    double gib = 4.0;
-    int rounds = 8;  // two of each position
-    const char *tmp = std::getenv("TMPDIR");
-    std::string base = tmp && *tmp ? tmp : "/tmp";
-    std::string gguftool = self_dir() + "/../gguftool";
-    std::string baseline;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string a = argv[i];
-        if (a == "--gib")
-            gib = std::atof(argv[i + 1]);
-        else if (a == "--dir")
-            base = argv[i + 1];
-        else if (a == "--gguftool")
-            gguftool = argv[i + 1];
-        else if (a == "--baseline")
-            baseline = argv[i + 1];
-        else if (a == "--rounds")
-            rounds = std::max(1, std::atoi(argv[i + 1]));
-        else {
-            fmt::print(stderr,
-                       "usage: bench_copy [--gib N] [--dir DIR] [--gguftool PATH] "
-                       "[--rounds R] [--baseline PATH]\n");
-            return 2;
-        }
-    }
-    if (!fs::exists(gguftool)) {
-        fmt::print(stderr, "bench_copy: {} not found (build gguftool_cli, or pass --gguftool)\n",
-                   gguftool);
-        return 2;
-    }
-    std::string dir = base + "/gguftool-bench-XXXXXX";
-    if (!mkdtemp(dir.data())) {
-        fmt::print(stderr, "bench_copy: cannot create a directory in {}\n", base);
-        return 1;
-    }
+    Setup s;
+    s.own = {{"--rounds", "8"}, {"--baseline", ""}};  // 8: two of each position
+    if (const int rc = setup(argc, argv, "bench_copy", s, "[--rounds R] [--baseline PATH]"))
+        return rc;
+    const double gib = s.gib;
+    const int rounds = std::max(1, std::atoi(s.own["--rounds"].c_str()));
+    const std::string &gguftool = s.gguftool, &baseline = s.own["--baseline"], &dir = s.dir;
     const std::string model = dir + "/model.gguf";
     int rc = 0;
     try {

@@ -31,12 +31,9 @@ namespace {
 using namespace gguftool;
 using namespace gguftool::bench;
 
-struct Options {
-    bool json = false;
-    std::optional<GgmlType> format;
+struct Options : FormatOptions {
     std::string target;
-    int reps = 7;
-    size_t mib = 64;
+    Options() { mib = 64; }
 };
 
 struct Row {
@@ -47,37 +44,17 @@ struct Row {
 };
 
 [[noreturn]] void usage(const std::string &why) {
-    std::fprintf(stderr,
-                 "bench_dequant: %s\nusage: bench_dequant [--json] [--format NAME] [--target NAME] "
-                 "[--reps N] [--mib N]\n",
-                 why.c_str());
-    std::exit(2);
+    bench::usage("bench_dequant", "[--target NAME]", why);
 }
 
 Options parse(int argc, char **argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--json")
-            o.json = true;
-        else if (a == "--format") {
-            const std::string name = value();
-            o.format = type_from_name(name);
-            if (!o.format || !traits(*o.format).quantized)
-                usage("unknown quantized format " + name);
-        } else if (a == "--target")
-            o.target = value();
-        else if (a == "--reps")
-            o.reps = std::max(1, std::stoi(value()));
-        else if (a == "--mib")
-            o.mib = std::max(1, std::stoi(value()));
-        else
-            usage("unknown option " + a);
-    }
+    parse_format_options(argc, argv, "bench_dequant", "[--target NAME]", o,
+                         [&](const std::string &name, const std::string &value) {
+                             if (name != "--target") return false;
+                             o.target = value;
+                             return true;
+                         });
     return o;
 }
 
@@ -180,12 +157,7 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
 
 int main(int argc, char **argv) {
     const Options o = parse(argc, argv);
-    auto g = reference::ggml();
-    if (!g) {
-        std::fprintf(stderr,
-                     "bench_dequant: llama.cpp's libggml-base.so did not load (run npm ci)\n");
-        return 1;
-    }
+    const auto g = ggml_or_exit("bench_dequant");
     if (!o.target.empty()) force_target(o.target);
     const unsigned threads = thread_count(0);
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "child_run.hpp"
+#include "bench_setup.hpp"
 #include "q4_0_model.hpp"
 
 namespace {
@@ -74,42 +74,12 @@ std::string load_average() {
 }  // namespace
 
 int main(int argc, char **argv) {
-    double gib = 4.0;
-    int reps = 5;
-    const char *tmp = std::getenv("TMPDIR");
-    std::string base = tmp && *tmp ? tmp : "/tmp";
-    std::string gguftool = self_dir() + "/../gguftool";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string a = argv[i];
-        if (a == "--gib")
-            gib = std::atof(argv[i + 1]);
-        else if (a == "--dir")
-            base = argv[i + 1];
-        else if (a == "--reps")
-            reps = std::max(1, std::atoi(argv[i + 1]));
-        else if (a == "--gguftool")
-            gguftool = argv[i + 1];
-        else {
-            fmt::print(stderr,
-                       "usage: bench_hash [--gib N] [--dir DIR] [--reps N] [--gguftool PATH]\n");
-            return 2;
-        }
-    }
-    if (argc % 2 == 0) {
-        fmt::print(stderr,
-                   "usage: bench_hash [--gib N] [--dir DIR] [--reps N] [--gguftool PATH]\n");
-        return 2;
-    }
-    if (!fs::exists(gguftool)) {
-        fmt::print(stderr, "bench_hash: {} not found (build gguftool_cli, or pass --gguftool)\n",
-                   gguftool);
-        return 2;
-    }
-    std::string dir = base + "/gguftool-bench-XXXXXX";
-    if (!mkdtemp(dir.data())) {
-        fmt::print(stderr, "bench_hash: cannot create a directory in {}\n", base);
-        return 1;
-    }
+    Setup s;
+    s.own = {{"--reps", "5"}};
+    if (const int rc = setup(argc, argv, "bench_hash", s, "[--reps N]")) return rc;
+    const double gib = s.gib;
+    const int reps = std::max(1, std::atoi(s.own["--reps"].c_str()));
+    const std::string &gguftool = s.gguftool, &dir = s.dir;
     const std::string gguf = dir + "/model.gguf";
     int rc = 0;
     try {

@@ -12,7 +12,6 @@
 #include "gguftool/lower.hpp"
 
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -30,6 +29,8 @@
 #include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/runtime/session.hpp"
+#include "onnx_builder.hpp"
+#include "process.hpp"
 
 namespace {
 
@@ -37,12 +38,8 @@ using namespace gguftool;
 using namespace gguftool::bench;
 namespace fs = std::filesystem;
 
-struct Options {
-    bool json = false;
-    std::optional<GgmlType> format;
+struct Options : FormatOptions {
     int opset = lower::kDefaultOpset;
-    int reps = 7;
-    size_t mib = 16;
 };
 
 using Speed = std::optional<double>;  // GB/s, nullopt: not measured (the reason is in a note)
@@ -58,90 +55,30 @@ struct Row {
 };
 
 [[noreturn]] void usage(const std::string &why) {
-    std::fprintf(stderr,
-                 "bench_lower: %s\nusage: bench_lower [--json] [--format NAME] [--opset N] "
-                 "[--reps N] [--mib N]\n",
-                 why.c_str());
-    std::exit(2);
+    bench::usage("bench_lower", "[--opset N]", why);
 }
 
 Options parse(int argc, char **argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--json")
-            o.json = true;
-        else if (a == "--format") {
-            const std::string name = value();
-            o.format = type_from_name(name);
-            if (!o.format || !traits(*o.format).quantized)
-                usage("unknown quantized format " + name);
-        } else if (a == "--opset") {
-            o.opset = std::stoi(value());
+    parse_format_options(
+        argc, argv, "bench_lower", "[--opset N]", o,
+        [&](const std::string &name, const std::string &value) {
+            if (name != "--opset") return false;
+            o.opset = std::stoi(value);
             if (o.opset < lower::kMinOpset || o.opset > lower::kMaxOpset)
                 usage(fmt::format("--opset must be {}..{}", lower::kMinOpset, lower::kMaxOpset));
-        } else if (a == "--reps")
-            o.reps = std::max(1, std::stoi(value()));
-        else if (a == "--mib")
-            o.mib = std::max(1, std::stoi(value()));
-        else
-            usage("unknown option " + a);
-    }
+            return true;
+        });
     return o;
 }
 
 // One DequantizePacked node decoding the initializer `bytes` to FLOAT of shape [elements].
 onnx::ModelProto packed_model(GgmlType t, const std::vector<uint8_t> &bytes, size_t elements) {
-    onnx::ModelProto m;
-    m.set_ir_version(10);
-    auto *o = m.add_opset_import();
-    o->set_domain("");
-    o->set_version(29);
-    onnx::GraphProto &g = *m.mutable_graph();
-    g.set_name("bench");
-    onnx::TensorProto &x = *g.add_initializer();
-    x.set_name("x");
-    x.set_data_type(onnx_number(DataType::uint8));
-    x.add_dims(int64_t(bytes.size()));
-    x.set_raw_data(bytes.data(), bytes.size());
-    onnx::NodeProto &n = *g.add_node();
-    n.set_op_type("DequantizePacked");
-    n.set_name("dequantize");
-    n.add_input("x");
-    n.add_output("y");
-    auto *f = n.add_attribute();
-    f->set_name("format");
-    f->set_type(onnx::AttributeProto::STRING);
-    f->set_s(opset29::format_name(t));
-    auto *s = n.add_attribute();
-    s->set_name("shape");
-    s->set_type(onnx::AttributeProto::INTS);
-    s->add_ints(int64_t(elements));
-    auto *dt = n.add_attribute();
-    dt->set_name("output_dtype");
-    dt->set_type(onnx::AttributeProto::INT);
-    dt->set_i(onnx_number(DataType::float32));
-    onnx::ValueInfoProto &v = *g.add_output();
-    v.set_name("y");
-    auto *tt = v.mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx_number(DataType::float32));
-    tt->mutable_shape()->add_dim()->set_dim_value(int64_t(elements));
-    return m;
-}
-
-void save(const onnx::ModelProto &m, const std::string &path) {
-    std::ofstream f(path, std::ios::binary);
-    if (!m.SerializeToOstream(&f) || !f.flush()) throw Error("cannot write " + path);
-}
-
-std::string quote(const std::string &s) {  // for the shell
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
+    testkit::ModelBuilder m(29, "bench", 10);
+    m.bytes_initializer("x", bytes);
+    m.dequantize_packed("dequantize", "x", "y", t, {int64_t(elements)}, DataType::float32);
+    m.output("y", DataType::float32, {int64_t(elements)});
+    return m.proto();
 }
 
 struct OrtTimes {
@@ -152,18 +89,21 @@ struct OrtTimes {
 // Runs bench/ort_bench.mjs; throws Error with its message when it fails.
 OrtTimes run_ort(const std::string &model, unsigned threads, int reps, bool no_fold,
                  const std::string &out = "") {
-    std::string cmd = fmt::format("{} {} {} {} {}", quote(GGUFTOOL_NODE), quote(GGUFTOOL_ORT_BENCH),
-                                  quote(model), threads, reps);
-    if (no_fold) cmd += " --no-fold";
-    if (!out.empty()) cmd += " --out " + quote(out);
-    FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-    if (!p) throw Error("cannot run node");
-    std::string text;
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
-    const int status = pclose(p);
+    std::vector<std::string> argv = {GGUFTOOL_NODE, GGUFTOOL_ORT_BENCH, model,
+                                     std::to_string(threads), std::to_string(reps)};
+    if (no_fold) argv.push_back("--no-fold");
+    if (!out.empty()) argv.insert(argv.end(), {"--out", out});
+    testkit::ProcessOptions o;
+    o.err = testkit::Output::merge;
+    testkit::ProcessResult r;
+    try {
+        r = testkit::run(argv, o);
+    } catch (const std::exception &) {
+        throw Error("cannot run node");
+    }
+    std::string text = r.out;
     while (!text.empty() && text.back() == '\n') text.pop_back();
-    if (status != 0 || text.empty() || text[0] != '{') throw Error(text);
+    if (r.status != 0 || text.empty() || text[0] != '{') throw Error(text);
     const nlohmann::json j = nlohmann::json::parse(text);
     return {j.at("session_ms").get<double>(), j.at("run_ms").get<std::vector<double>>()};
 }
@@ -195,7 +135,7 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o, const std::strin
     try {
         onnx::ModelProto m = packed_model(t, in, elements);
         r.nodes = lower::lower_model(m, {o.opset}).nodes_added;
-        save(m, model_path);
+        testkit::save_model(m, model_path);
         try {
             session.emplace(runtime::Model::from_proto(m), runtime::RunOptions{});
             session->run();  // warm-up
@@ -280,12 +220,7 @@ Speed ort1_over_llama(const Row &r) {
 
 int main(int argc, char **argv) {
     const Options o = parse(argc, argv);
-    auto g = reference::ggml();
-    if (!g) {
-        std::fprintf(stderr,
-                     "bench_lower: llama.cpp's libggml-base.so did not load (run npm ci)\n");
-        return 1;
-    }
+    const auto g = ggml_or_exit("bench_lower");
     if (std::string(GGUFTOOL_NODE).empty()) {
         std::fprintf(stderr, "bench_lower: no node binary was found at configure time\n");
         return 1;

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "raw_gguf.hpp"
+
 namespace gguftool::bench {
 
 inline constexpr uint64_t kQ4_0Row = 4096;                     // elements per row
@@ -24,67 +26,31 @@ struct Q4_0Tensor {
     uint64_t rows;
 };
 
-namespace detail {
-
-class FileWriter {
-public:
-    explicit FileWriter(const std::string &path) : f_(std::fopen(path.c_str(), "wb")) {
-        if (!f_) throw std::runtime_error("cannot create " + path);
-    }
-    ~FileWriter() {
-        if (f_) std::fclose(f_);
-    }
-    void raw(const void *p, size_t n) {
-        if (std::fwrite(p, 1, n, f_) != n) throw std::runtime_error("write failed");
-        pos_ += n;
-    }
-    template <class T>
-    void num(T v) {
-        raw(&v, sizeof v);
-    }
-    void str(const std::string &s) {
-        num<uint64_t>(s.size());
-        raw(s.data(), s.size());
-    }
-    void pad(uint64_t alignment) {
-        static const char zeros[64] = {};
-        raw(zeros, (alignment - pos_ % alignment) % alignment);
-    }
-    void close() {
-        if (std::fclose(f_) != 0) throw std::runtime_error("close failed");
-        f_ = nullptr;
-    }
-
-private:
-    std::FILE *f_;
-    uint64_t pos_ = 0;
-};
-
-}  // namespace detail
-
-// A GGUF v3 file of `tensors` (q4_0, 4096 x rows each), data aligned to 32.
+// A GGUF v3 file of `tensors` (q4_0, 4096 x rows each), data aligned to 32: the header and tensor
+// infos by the kit's raw writer, then the data streamed in chunks.
 inline void write_q4_0_model(const std::string &path, const std::vector<Q4_0Tensor> &tensors) {
     constexpr uint32_t kQ4_0 = 2, kString = 8;
     constexpr uint64_t kAlignment = 32;
-    detail::FileWriter w(path);
-    w.raw("GGUF", 4);
-    w.num<uint32_t>(3);
-    w.num<uint64_t>(tensors.size());
-    w.num<uint64_t>(1);
-    w.str("general.architecture");
-    w.num<uint32_t>(kString);
-    w.str("bench");
+    test::RawGguf header;
+    header.header(3, tensors.size(), 1).str("general.architecture").u32(kString).str("bench");
     uint64_t offset = 0;
     for (const Q4_0Tensor &t : tensors) {
-        w.str(t.name);
-        w.num<uint32_t>(2);
-        w.num<uint64_t>(kQ4_0Row);
-        w.num<uint64_t>(t.rows);
-        w.num<uint32_t>(kQ4_0);
-        w.num<uint64_t>(offset);
+        header.tensor(t.name, {kQ4_0Row, t.rows}, kQ4_0, offset);
         offset += (t.rows * kQ4_0RowBytes + kAlignment - 1) / kAlignment * kAlignment;
     }
-    w.pad(kAlignment);
+    header.pad_to(kAlignment);
+
+    std::FILE *f = std::fopen(path.c_str(), "wb");
+    if (!f) throw std::runtime_error("cannot create " + path);
+    uint64_t pos = 0;
+    const auto write = [&](const void *p, size_t n) {
+        if (std::fwrite(p, 1, n, f) != n) {
+            std::fclose(f);
+            throw std::runtime_error("write failed");
+        }
+        pos += n;
+    };
+    write(header.bytes().data(), header.bytes().size());
     std::vector<uint8_t> chunk(18 << 16);  // 65536 blocks
     uint32_t x = 12345;
     for (size_t b = 0; b < chunk.size(); b += 18) {
@@ -92,13 +58,14 @@ inline void write_q4_0_model(const std::string &path, const std::vector<Q4_0Tens
         chunk[b + 1] = 0x2c;  // d = 0.0625
         for (int j = 2; j < 18; ++j) chunk[b + j] = uint8_t((x = x * 1664525u + 1013904223u) >> 24);
     }
+    static const char zeros[kAlignment] = {};
     for (const Q4_0Tensor &t : tensors) {
         const uint64_t bytes = t.rows * kQ4_0RowBytes;
         for (uint64_t done = 0; done < bytes; done += chunk.size())
-            w.raw(chunk.data(), std::min<uint64_t>(chunk.size(), bytes - done));
-        w.pad(kAlignment);
+            write(chunk.data(), std::min<uint64_t>(chunk.size(), bytes - done));
+        write(zeros, (kAlignment - pos % kAlignment) % kAlignment);
     }
-    w.close();
+    if (std::fclose(f) != 0) throw std::runtime_error("close failed");
 }
 
 // The benchmarks' usual model: `n` tensors "blk.N.ffn_up.weight" of 4096 x 16384 elements (36 MiB).

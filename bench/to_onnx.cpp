@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "child_run.hpp"
+#include "bench_setup.hpp"
 #include "q4_0_model.hpp"
 
 namespace {
@@ -24,37 +24,12 @@ using namespace gguftool::bench;
 }  // namespace
 
 int main(int argc, char **argv) {
-    double gib = 3.0;
-    const char *tmp = std::getenv("TMPDIR");
-    std::string base = tmp && *tmp ? tmp : "/tmp";
-    std::string gguftool = self_dir() + "/../gguftool";
-    std::string mode = "packed";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string a = argv[i];
-        if (a == "--gib")
-            gib = std::atof(argv[i + 1]);
-        else if (a == "--dir")
-            base = argv[i + 1];
-        else if (a == "--gguftool")
-            gguftool = argv[i + 1];
-        else if (a == "--mode")
-            mode = argv[i + 1];
-        else {
-            fmt::print(stderr,
-                       "usage: bench_to_onnx [--gib N] [--dir DIR] [--gguftool PATH] [--mode M]\n");
-            return 2;
-        }
-    }
-    if (!fs::exists(gguftool)) {
-        fmt::print(stderr, "bench_to_onnx: {} not found (build gguftool_cli, or pass --gguftool)\n",
-                   gguftool);
-        return 2;
-    }
-    std::string dir = base + "/gguftool-bench-XXXXXX";
-    if (!mkdtemp(dir.data())) {
-        fmt::print(stderr, "bench_to_onnx: cannot create a directory in {}\n", base);
-        return 1;
-    }
+    Setup s;
+    s.gib = 3.0;
+    s.own = {{"--mode", "packed"}};
+    if (const int rc = setup(argc, argv, "bench_to_onnx", s, "[--mode M]")) return rc;
+    const double gib = s.gib;
+    const std::string &gguftool = s.gguftool, &mode = s.own["--mode"], &dir = s.dir;
     const int tensors = uniform_tensors_for(gib);
     const std::string gguf = dir + "/model.gguf", copy = dir + "/copy.gguf",
                       onnx = dir + "/model.onnx";

@@ -36,7 +36,7 @@ void save(const fs::path &path, const std::vector<uint8_t> &bytes) {
 // types that do not need one). q8_1 and q8_K go through their reference row quantizers.
 std::vector<uint8_t> quantized_row(const reference::Ggml &g, GgmlType type, size_t n) {
     const auto values = testdata::make_values(testdata::Distribution::normal, n, 7);
-    auto q = testdata::quantize_with_llama(g, type, values, n, testdata::make_imatrix(n, 7));
+    auto q = testkit::quantize_with_llama(g, type, values, n, testdata::make_imatrix(n, 7));
     if (q.bytes.empty()) throw std::runtime_error(std::string(type_name(type)) + ": " + q.failure);
     return q.bytes;
 }

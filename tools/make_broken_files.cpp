@@ -1,4 +1,4 @@
-// Writes the corpus of broken GGUF files and valid edge cases (tools/broken_corpus.hpp):
+// Writes the corpus of broken GGUF files and valid edge cases (tests/support/broken_corpus.hpp):
 // DIR/broken/*.gguf with the expected errors in DIR/broken/EXPECTED, and DIR/valid-edge/*.gguf.
 //
 //   make_broken_files [DIR]     (default: testdata)

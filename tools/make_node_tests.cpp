@@ -1,4 +1,4 @@
-// Writes the repository's ONNX backend node tests (tools/node_tests.hpp):
+// Writes the repository's ONNX backend node tests (tests/support/node_tests.hpp):
 // DIR/test_<name>/model.onnx and DIR/test_<name>/test_data_set_0/{input,output}_K.pb.
 //
 //   make_node_tests [DIR]     (default: testdata/node-tests)

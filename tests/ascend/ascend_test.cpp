@@ -72,7 +72,7 @@ size_t differing(const rt::Tensor &a, const rt::Tensor &b) {
     for (uint64_t i = 0; i < a.elements(); ++i) {
         const uint8_t *p = a.data() + i * w, *q = b.data() + i * w;
         if (std::memcmp(p, q, w) != 0 &&
-            !(testdata::is_nan(p, a.dtype()) && testdata::is_nan(q, a.dtype())))
+            !(testkit::is_nan(p, a.dtype()) && testkit::is_nan(q, a.dtype())))
             ++n;
     }
     return n;
@@ -110,12 +110,12 @@ TEST(Ascend, EveryNodeTestPassesExactly) {
 TEST(Ascend, EveryFormatAndOutputTypeMatchesTheCpuBackend) {
     SKIP_WITHOUT_EMULATION();
     ASSERT_NE(reference::ggml(), nullptr) << "libggml-base.so is needed";
-    std::vector<const testdata::Case *> all;
-    for (const testdata::Case &c : testdata::cases()) all.push_back(&c);
+    std::vector<const testkit::FormatCase *> all;
+    for (const testkit::FormatCase &c : testkit::format_cases()) all.push_back(&c);
     for (DataType dtype :
          {DataType::float32, DataType::float16, DataType::bfloat16, DataType::float64}) {
         SCOPED_TRACE(dtype_name(dtype));
-        const onnx::ModelProto packed = testdata::packed_model(dtype, all, false);
+        const onnx::ModelProto packed = testkit::packed_model(dtype, all, false);
         const rt::Model model = from_proto(packed);
         if (dtype == DataType::bfloat16 && k310P) {
             // Refused before anything runs, naming a node, its format, the dtype and the SoC.
@@ -150,7 +150,7 @@ TEST(Ascend, EveryFormatAndOutputTypeMatchesTheCpuBackend) {
 
 // A DequantizePacked case of random blocks, without llama.cpp (what launches does not depend on the
 // values).
-testdata::Case random_case(GgmlType t) {
+testkit::FormatCase random_case(GgmlType t) {
     const size_t n = 2 * 1024;
     return {type_name(t), t, {2, 1024}, testdata::random_bytes(*row_bytes(t, n), 5), {}};
 }
@@ -273,11 +273,11 @@ TEST(Ascend, RightShiftByComputedAmountsNeedsAclnnRightShift) {
 
 TEST(Ascend, ProfilesCountDeviceCallsPerLoweredNode) {
     SKIP_WITHOUT_EMULATION();
-    const testdata::Case q4 = random_case(GgmlType::q4_0);
+    const testkit::FormatCase q4 = random_case(GgmlType::q4_0);
     rt::RunOptions o;
     o.backend = "ascend";
     o.profile = true;
-    rt::Session s(from_proto(testdata::packed_model(DataType::float32, {&q4}, false)), o);
+    rt::Session s(from_proto(testkit::packed_model(DataType::float32, {&q4}, false)), o);
     s.run();
     uint64_t calls = 0;
     for (const rt::NodeProfile &p : s.profile()) {
@@ -303,12 +303,12 @@ TEST(Ascend, DeviceCallsPerFormat) {
     o.profile = true;
     std::cout << "format    calls  aicpu  (" << kSoc << ", " << (k85 ? "8.5" : "8.1") << ")\n";
     for (GgmlType t : testdata::quantized_types()) {
-        const testdata::Case c = random_case(t);
+        const testkit::FormatCase c = random_case(t);
         const size_t before = [&] {
             std::ifstream f(log);
             return size_t(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
         }();
-        rt::Session s(from_proto(testdata::packed_model(DataType::float32, {&c}, false)), o);
+        rt::Session s(from_proto(testkit::packed_model(DataType::float32, {&c}, false)), o);
         s.run();
         uint64_t calls = 0;
         for (const rt::NodeProfile &p : s.profile()) calls += p.device_calls;
@@ -358,15 +358,15 @@ TEST(Ascend, WithoutCannTheBackendSaysWhatItLookedFor) {
     const std::string onnx = dir.file("sample.onnx");
     ASSERT_EQ(run_gguftool({"to-onnx", test::kSample, onnx}).status, 0);
     const std::string missing = dir.file("no-cann-here");
-    const RunResult r = test::run_program(
-        {"/usr/bin/env", "-u", "ASCEND_HOME_PATH", "-u", "ASCEND_TOOLKIT_HOME",
-         "GGUFTOOL_CANN_LIB_DIR=" + missing, GGUFTOOL_EXE, "run", onnx, "--backend", "ascend"});
+    const RunResult r = testkit::run({"/usr/bin/env", "-u", "ASCEND_HOME_PATH", "-u",
+                                      "ASCEND_TOOLKIT_HOME", "GGUFTOOL_CANN_LIB_DIR=" + missing,
+                                      GGUFTOOL_EXE, "run", onnx, "--backend", "ascend"});
     EXPECT_EQ(r.status, 1) << r.out << r.err;
     EXPECT_NE(r.err.find("libacl_rt.so"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("libascendcl.so"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
     // The CPU backend is unaffected.
-    const RunResult cpu = test::run_program(
+    const RunResult cpu = testkit::run(
         {"/usr/bin/env", "GGUFTOOL_CANN_LIB_DIR=" + missing, GGUFTOOL_EXE, "run", onnx});
     EXPECT_EQ(cpu.status, 0) << cpu.err;
 }

@@ -3,21 +3,15 @@
 // timeout: every broken file gives exactly its expected error line and exit code 1 in `dump`,
 // `dump --json` and `to-onnx` (which leaves no output behind); llama.cpp's reader agrees on each
 // file; the valid edge cases open everywhere. The committed files must be byte for byte what
-// tools/broken_corpus.hpp builds.
-#include "../../tools/broken_corpus.hpp"
+// tests/support/broken_corpus.hpp builds.
+#include "broken_corpus.hpp"
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -36,75 +30,19 @@ const fs::path kTestdata = fs::path(GGUFTOOL_SOURCE_DIR) / "testdata";
 const fs::path kBroken = kTestdata / "broken";
 const fs::path kValidEdge = kTestdata / "valid-edge";
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GGUFTOOL_TEST_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(GGUFTOOL_TEST_ASAN)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-
-constexpr rlim_t kMemoryLimit = rlim_t{1} << 30;  // address space of the child: 1 GiB
+constexpr rlim_t kMemoryLimit = rlim_t{1} << 30;  // the child's memory: 1 GiB
 constexpr auto kTimeout = std::chrono::seconds(20);
 
-struct Limited {
-    int status = -1;  // exit code; -1 when killed by a signal
-    int signal = 0;
-    bool timed_out = false;
-    std::string out, err;
-};
+using Limited = testkit::ProcessResult;
 
-// Runs the CLI with `args` in a child limited to kMemoryLimit of address space, killed after
-// kTimeout.
+// Runs the CLI with `args` in a child limited to kMemoryLimit of memory, killed after kTimeout.
 Limited run_limited(const std::vector<std::string> &args) {
-    std::vector<std::string> argv_s = {GGUFTOOL_EXE};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char *> argv;
-    for (std::string &a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    // AddressSanitizer reserves terabytes of address space for its shadow memory, so under it the
-    // limit is set through ASan instead: any one allocation, and the resident size, at 1 GiB.
-    static char asan_options[] =
-        "ASAN_OPTIONS=max_allocation_size_mb=1024:hard_rss_limit_mb=1024:"
-        "allocator_may_return_null=1";
-    std::vector<char *> envp;
-    for (char **e = environ; *e; ++e)
-        if (!kAddressSanitizer || std::strncmp(*e, "ASAN_OPTIONS=", 13) != 0) envp.push_back(*e);
-    if (kAddressSanitizer) envp.push_back(asan_options);
-    envp.push_back(nullptr);
-
-    int out_pipe[2], err_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
-        throw std::runtime_error("pipe failed");
-    const pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {  // only async-signal-safe calls from here
-        if (!kAddressSanitizer) {
-            const rlimit limit{kMemoryLimit, kMemoryLimit};
-            if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(126);
-        }
-        dup2(out_pipe[1], 1);
-        dup2(err_pipe[1], 2);
-        execve(argv[0], argv.data(), envp.data());
-        _exit(127);
-    }
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-
-    Limited r;
-    if (!test::drain_pipes(out_pipe[0], err_pipe[0], r.out, r.err,
-                           std::chrono::steady_clock::now() + kTimeout)) {
-        r.timed_out = true;
-        kill(pid, SIGKILL);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (WIFEXITED(status)) r.status = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-    return r;
+    std::vector<std::string> argv = {GGUFTOOL_EXE};
+    argv.insert(argv.end(), args.begin(), args.end());
+    testkit::ProcessOptions o;
+    testkit::limit_memory(o, kMemoryLimit);
+    o.timeout = kTimeout;
+    return testkit::run(argv, o);
 }
 
 // One line of testdata/broken/EXPECTED: "<file> <exit code> <rejects|accepts> <stderr line>".
@@ -311,7 +249,8 @@ TEST(BrokenCorpusGenerator, ReproducesTheCommittedFilesByteForByte) {
             << "\nregenerate with: make_broken_files " << kTestdata.string();
         for (const std::string &name : names)
             EXPECT_TRUE(bytes_of(fresh / name) == bytes_of(committed / name))
-                << sub << "/" << name << " differs from what tools/broken_corpus.hpp builds";
+                << sub << "/" << name
+                << " differs from what tests/support/broken_corpus.hpp builds";
     }
 }
 

@@ -120,8 +120,8 @@ TEST(ConvertEndian, EveryTypeOfALlamaWrittenFileRoundTrips) {
     const std::vector<float> imatrix = testdata::make_imatrix(size_t(ne0), 6);
     for (GgmlType t : testdata::quantized_types()) {
         if (quant::byte_order_refusal(t)) continue;
-        const testdata::Quantized q =
-            testdata::quantize_with_llama(*test::ggml(), t, values, size_t(ne0), imatrix);
+        const testkit::Quantized q =
+            testkit::quantize_with_llama(*test::ggml(), t, values, size_t(ne0), imatrix);
         ASSERT_FALSE(q.bytes.empty()) << type_name(t) << ": " << q.failure;
         tensors.push_back({fmt::format("t.{}", type_name(t)), t, {ne0, rows}, q.bytes});
     }

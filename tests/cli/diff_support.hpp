@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "../../tools/llama_model_quantize.hpp"
-#include "../../tools/sample_model.hpp"
 #include "cli_support.hpp"
+#include "llama_ref.hpp"
+#include "sample_model.hpp"
 
 namespace gguftool::test {
 
@@ -51,8 +51,8 @@ inline std::string hex_of(const uint8_t *p, size_t n) {
     return s;
 }
 
-// The sample model's F16 source (tools/sample_model.hpp) and that source quantized to Q4_K_M
-// by llama_model_quantize, written once per test program.
+// The sample model's F16 source (tests/support/sample_model.hpp) and that source quantized to
+// Q4_K_M by llama_model_quantize, written once per test program.
 struct QuantizedModel {
     std::string f16, q4km;
 };
@@ -67,7 +67,7 @@ inline const QuantizedModel &quantized_model() {
             return q;
         }
         EXPECT_TRUE(sample_model::write_sample(*g, q.f16, sample_model::Types::f16));
-        const std::string why = llama::model_quantize(q.f16, q.q4km, llama::kFtypeMostlyQ4_K_M);
+        const std::string why = testkit::model_quantize(q.f16, q.q4km, testkit::kFtypeMostlyQ4_K_M);
         EXPECT_EQ(why, "");
         return q;
     }();

@@ -64,7 +64,7 @@ std::string tool_digest(const TempDir &dir, std::vector<std::string> argv,
     const std::string path = dir.file("tool-input.bin");
     write_file(path, bytes);
     argv.push_back(path);
-    const RunResult r = run_program(argv);
+    const RunResult r = testkit::run(argv);
     EXPECT_EQ(r.status, 0) << argv[0] << ": " << r.err;
     const size_t eq = r.out.find(" = ");
     if (eq != std::string::npos) return r.out.substr(eq + 3, r.out.find('\n') - eq - 3);

@@ -24,13 +24,6 @@ using gguf::MetaValue;
 using test::kSample;
 using test::run_gguftool;
 
-std::vector<std::string> files_in(const std::string &dir) {
-    std::vector<std::string> names;
-    for (const auto &e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
 std::string shard(const std::string &prefix, int no, int count) {
     return fmt::format("{}-{:05}-of-{:05}.gguf", prefix, no + 1, count);
 }
@@ -122,7 +115,7 @@ TEST(SplitMerge, RoundTripReadByLlamaAndVerified) {
         const test::RunResult r = run_gguftool(args);
         ASSERT_EQ(r.status, 0) << r.err;
         std::string first;
-        for (const auto &name : files_in(dir.path()))
+        for (const auto &name : testkit::dir_entries(dir.path()))
             if (name.starts_with("s-00001-of-")) first = dir.file(name);
         ASSERT_FALSE(first.empty()) << r.out;
         const gguf::Model model = gguf::Model::open(first);
@@ -148,14 +141,14 @@ TEST(SplitMerge, RoundTripReadByLlamaAndVerified) {
             }
         }
         EXPECT_EQ(tensors, 21u);
-        const test::RunResult v = test::run_program(
+        const test::RunResult v = testkit::run(
             {std::string(GGUFTOOL_BINARY_DIR) + "/gguftool-onnx", "verify", model.first().path()});
         EXPECT_EQ(v.status, 0) << v.out << v.err;
 
         const test::RunResult m = run_gguftool({"merge", model.first().path(), dir.file("m.gguf")});
         ASSERT_EQ(m.status, 0) << m.err;
         EXPECT_TRUE(test::read_file(dir.file("m.gguf")) == original);
-        for (const auto &name : files_in(dir.path())) fs::remove(dir.file(name));
+        for (const auto &name : testkit::dir_entries(dir.path())) fs::remove(dir.file(name));
     }
 }
 
@@ -207,7 +200,7 @@ TEST(Split, ResplitsASplitModel) {
         {"split", dir.file("a-00003-of-00003.gguf"), dir.file("b"), "--max-size", "200Ki"});
     ASSERT_EQ(r.status, 0) << r.err;
     std::vector<std::string> shards;
-    for (const auto &name : files_in(dir.path()))
+    for (const auto &name : testkit::dir_entries(dir.path()))
         if (name.starts_with("b-")) shards.push_back(dir.file(name));
     ASSERT_GE(shards.size(), 5u);  // 930 KB in shards of at most 200 KiB
     const gguf::Model b = gguf::Model::open(shards.front());
@@ -223,17 +216,17 @@ TEST(SplitMerge, DryRunWritesNothing) {
     const test::RunResult r =
         run_gguftool({"split", kSample, dir.file("s"), "--max-size", "300K", "--dry-run"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(files_in(dir.path()).empty());
+    EXPECT_TRUE(testkit::dir_entries(dir.path()).empty());
     EXPECT_NE(r.out.find(dir.file("s") + "-00004-of-00004.gguf"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("dry run: nothing written"), std::string::npos) << r.out;
 
     ASSERT_EQ(run_gguftool({"split", kSample, dir.file("s"), "--max-tensors", "10"}).status, 0);
-    const std::vector<std::string> shards = files_in(dir.path());
+    const std::vector<std::string> shards = testkit::dir_entries(dir.path());
     const test::RunResult m =
         run_gguftool({"merge", dir.file("s-00001-of-00003.gguf"), dir.file("m.gguf"), "--dry-run"});
     ASSERT_EQ(m.status, 0) << m.err;
     EXPECT_NE(m.out.find("3 shards, 21 tensors, 24 metadata keys"), std::string::npos) << m.out;
-    EXPECT_EQ(files_in(dir.path()), shards);
+    EXPECT_EQ(testkit::dir_entries(dir.path()), shards);
     fs::remove(dir.file("s-00002-of-00003.gguf"));
     const test::RunResult missing =
         run_gguftool({"merge", dir.file("s-00001-of-00003.gguf"), dir.file("m.gguf"), "--dry-run"});
@@ -257,7 +250,7 @@ TEST(Split, UsageErrors) {
     expect_failure({"split", kSample, p, "--max-tensors", "0"}, 2, "--max-tensors");
     for (const char *bad : {"0", "1.5G", "2GB", "M", "-1", "99999999999999999999", "20000000T"})
         expect_failure({"split", kSample, p, "--max-size", bad}, 2, "is not a size");
-    EXPECT_TRUE(files_in(dir.path()).empty());
+    EXPECT_TRUE(testkit::dir_entries(dir.path()).empty());
 }
 
 TEST(Split, InputErrors) {
@@ -280,7 +273,7 @@ TEST(Split, InputErrors) {
     EXPECT_EQ(test::read_file(one), before);
     expect_failure({"split", dir.file("nope.gguf"), dir.file("s"), "--max-tensors", "1"}, 1,
                    "cannot open");
-    EXPECT_EQ(files_in(dir.path()),
+    EXPECT_EQ(testkit::dir_entries(dir.path()),
               (std::vector<std::string>{"empty.gguf", "many.gguf", "one-00001-of-00001.gguf"}));
 }
 
@@ -377,7 +370,8 @@ TEST(SplitMerge, FileSizeLimitLeavesNothing) {
         {"split", dir.file("m.gguf"), dir.file("s"), "--max-tensors", "4"}, 512 << 10));
     EXPECT_EQ(s.status, 1) << s.err;
     EXPECT_NE(s.err.find("File too large"), std::string::npos) << s.err;
-    EXPECT_EQ(files_in(dir.path()), (std::vector<std::string>{"m.gguf", "s-00001-of-00004.gguf"}));
+    EXPECT_EQ(testkit::dir_entries(dir.path()),
+              (std::vector<std::string>{"m.gguf", "s-00001-of-00004.gguf"}));
     EXPECT_EQ(test::read_file(dir.file("s-00001-of-00004.gguf")), std::vector<uint8_t>{7});
     fs::remove(dir.file("s-00001-of-00004.gguf"));
 
@@ -390,7 +384,7 @@ TEST(SplitMerge, FileSizeLimitLeavesNothing) {
     EXPECT_NE(m.err.find(dir.file("m.gguf") + ": offset "), std::string::npos) << m.err;
     EXPECT_NE(m.err.find("File too large"), std::string::npos) << m.err;
     EXPECT_FALSE(fs::exists(dir.file("m.gguf")));
-    EXPECT_EQ(files_in(dir.path()).size(), 4u);
+    EXPECT_EQ(testkit::dir_entries(dir.path()).size(), 4u);
 }
 
 // SIGTERM while the outputs are being written (`temporaries` temporary files exist: for a split,
@@ -403,7 +397,7 @@ void expect_interrupt_leaves(const std::vector<std::string> &args, const std::st
     bool writing = false;
     while (!writing && std::chrono::steady_clock::now() < deadline) {
         size_t seen = 0;
-        for (const auto &name : files_in(dir))
+        for (const auto &name : testkit::dir_entries(dir))
             if (name.find(".tmp-") != std::string::npos) ++seen;
         writing = seen >= temporaries;
         if (!writing) std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -412,7 +406,7 @@ void expect_interrupt_leaves(const std::vector<std::string> &args, const std::st
     ::kill(child.pid, SIGTERM);
     const test::RunResult r = test::finish(child);
     EXPECT_EQ(r.signal, SIGTERM) << "exit " << r.status << ": " << r.err;
-    EXPECT_EQ(files_in(dir), before);
+    EXPECT_EQ(testkit::dir_entries(dir), before);
 }
 
 TEST(SplitMerge, SigtermLeavesNothing) {

@@ -2,6 +2,7 @@
 // in the middle leaves no .onnx, no data file and no temporary file; an earlier output survives a
 // failed conversion; the input is never written over.
 #include <signal.h>
+#include <sys/wait.h>
 
 #include "onnx_test_util.hpp"
 #include "signal_test_support.hpp"
@@ -18,22 +19,21 @@ void write_model(const std::string &path) {
 }
 
 TEST(AtomicOutput, FileSizeLimitLeavesNothing) {
-    TempDir dir, scratch;
+    TempDir dir;
     write_model(dir.file("m.gguf"));
     for (bool external : {false, true}) {
         SCOPED_TRACE(external ? "external data" : "inline");
         std::vector<std::string> args = {"to-onnx", dir.file("m.gguf"), dir.file("m.onnx")};
         if (external) args.push_back("--external-data");
-        const CliResult r = run_cli(args, scratch.path(), 256 * 1024);
+        const CliResult r = run_cli(args, 256 * 1024);
         EXPECT_EQ(r.status, 1) << r.err;
         EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
-        EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"m.gguf"});
+        EXPECT_EQ(dir_entries(dir.path()), std::vector<std::string>{"m.gguf"});
     }
     // Without the limit the same command works.
-    const CliResult ok =
-        run_cli({"to-onnx", dir.file("m.gguf"), dir.file("m.onnx"), "--quiet"}, scratch.path());
+    const CliResult ok = run_cli({"to-onnx", dir.file("m.gguf"), dir.file("m.onnx"), "--quiet"});
     EXPECT_EQ(ok.status, 0) << ok.err;
-    EXPECT_EQ(files_in(dir.path()), (std::vector<std::string>{"m.gguf", "m.onnx"}));
+    EXPECT_EQ(dir_entries(dir.path()), (std::vector<std::string>{"m.gguf", "m.onnx"}));
 }
 
 // An error half-way (here the progress callback throws) removes the temporary files, and a model
@@ -55,7 +55,7 @@ TEST(AtomicOutput, ErrorKeepsThePreviousOutput) {
             if (done > 300000) throw Error("stop here");
         };
         EXPECT_THROW(onnx_export::export_model(model, dir.file("m.onnx"), o), Error);
-        EXPECT_EQ(files_in(dir.path()),
+        EXPECT_EQ(dir_entries(dir.path()),
                   (std::vector<std::string>{"m.gguf", "m.onnx", "m.onnx.data"}));
         EXPECT_EQ(read_bytes(dir.file("m.onnx")), before);
         EXPECT_EQ(read_bytes(dir.file("m.onnx.data")), data_before);
@@ -88,7 +88,7 @@ TEST(AtomicOutput, SignalLeavesNothing) {
             int status = 0;
             ASSERT_EQ(waitpid(pid, &status, 0), pid);
             EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
-            EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"m.gguf"});
+            EXPECT_EQ(dir_entries(dir.path()), std::vector<std::string>{"m.gguf"});
         }
     }
 }
@@ -183,29 +183,23 @@ TEST(AtomicOutput, CtrlCOnTheCommandLineLeavesNothing) {
         std::vector<std::string> args = {GGUFTOOL_EXE, "to-onnx", in, dir.file("big.onnx"),
                                          "--quiet"};
         if (external) args.push_back("--external-data");
-        std::vector<char *> argv;
-        for (std::string &a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        const pid_t pid = fork();
-        if (pid == 0) {
-            ::execv(argv[0], argv.data());
-            _exit(127);
-        }
+        testkit::ProcessOptions inherit;
+        inherit.out = inherit.err = testkit::Output::inherit;
+        const testkit::Child child = testkit::spawn(args, inherit);
         // Interrupt as soon as the output (under its temporary name) appears.
         bool seen = false;
         for (int i = 0; i < 60000 && !seen; ++i) {
-            seen = files_in(dir.path()).size() > 1;
+            seen = dir_entries(dir.path()).size() > 1;
             if (!seen) ::usleep(500);
             int status = 0;
-            if (!seen && ::waitpid(pid, &status, WNOHANG) == pid)
+            if (!seen && ::waitpid(child.pid, &status, WNOHANG) == child.pid)
                 FAIL() << "to-onnx ended before it could be interrupted, status " << status;
         }
         ASSERT_TRUE(seen) << "no output appeared";
-        ::kill(pid, sig);
-        int status = 0;
-        ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
-        EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"big.gguf"});
+        ::kill(child.pid, sig);
+        const testkit::ProcessResult r = testkit::finish(child);
+        EXPECT_EQ(r.signal, sig) << "exit " << r.status;
+        EXPECT_EQ(dir_entries(dir.path()), std::vector<std::string>{"big.gguf"});
     }
 }
 

@@ -12,7 +12,7 @@ TEST(Cli, ConvertsTheSampleInEveryModeAndMatchesLlama) {
     for (const char *mode : {"packed", "unpack", "dequantized"}) {
         SCOPED_TRACE(mode);
         const std::string out = dir.file(std::string(mode) + ".onnx");
-        const CliResult r = run_cli({"to-onnx", kSample, out, "--mode", mode}, dir.path());
+        const CliResult r = run_cli({"to-onnx", kSample, out, "--mode", mode});
         ASSERT_EQ(r.status, 0) << r.err;
         EXPECT_NE(
             r.out.find(fmt::format("{}: {} tensors ({} mode", out, sample.tensors().size(), mode)),
@@ -35,8 +35,7 @@ TEST(Cli, OptionsReachTheModel) {
     TempDir dir;
     const CliResult r = run_cli({"to-onnx", kSample, dir.file("m.onnx"), "--output-dtype",
                                  "bfloat16", "--tensor", "blk.0.*", "--tensor", "output.weight",
-                                 "--max-array", "5", "--external-data", "--mode", "unpack"},
-                                dir.path());
+                                 "--max-array", "5", "--external-data", "--mode", "unpack"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("gguftool: note: metadata array 'tokenizer.ggml.tokens'"),
               std::string::npos)
@@ -60,7 +59,7 @@ TEST(Cli, KeepPlainTypesKeepsStoredTypes) {
                                          "--tensor", "blk.0.attn_[kv].weight",
                                          kSample,    dir.file("m.onnx")};
         if (keep) args.push_back("--keep-plain-types");
-        const CliResult r = run_cli(args, dir.path());
+        const CliResult r = run_cli(args);
         ASSERT_EQ(r.status, 0) << r.err;
         const onnx::ModelProto m = check_model(dir.file("m.onnx"));
         ASSERT_EQ(m.graph().output_size(), 2);
@@ -75,19 +74,17 @@ TEST(Cli, KeepPlainTypesKeepsStoredTypes) {
 }
 
 TEST(Cli, QuietPrintsNothing) {
-    TempDir dir, scratch;
-    const CliResult r = run_cli(
-        {"to-onnx", "--quiet", "--max-array", "2", kSample, dir.file("m.onnx")}, scratch.path());
+    TempDir dir;
+    const CliResult r =
+        run_cli({"to-onnx", "--quiet", "--max-array", "2", kSample, dir.file("m.onnx")});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(r.err, "");
 }
 
 TEST(Cli, ExitCodes) {
-    TempDir dir, scratch;
-    const auto run_args = [&](std::vector<std::string> args) {
-        return run_cli(args, scratch.path());
-    };
+    TempDir dir;
+    const auto run_args = [&](std::vector<std::string> args) { return run_cli(args); };
     EXPECT_EQ(run_args({"to-onnx", kSample}).status, 2);  // OUTPUT missing
     EXPECT_EQ(run_args({"to-onnx", kSample, dir.file("m.onnx"), "--mode", "fast"}).status, 2);
     EXPECT_EQ(run_args({"to-onnx", kSample, dir.file("m.onnx"), "--output-dtype", "int8"}).status,
@@ -103,7 +100,7 @@ TEST(Cli, ExitCodes) {
     r = run_args({"to-onnx", kSample, kSample});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("refusing to write over the input file"), std::string::npos) << r.err;
-    EXPECT_TRUE(files_in(dir.path()).empty());
+    EXPECT_TRUE(dir_entries(dir.path()).empty());
     EXPECT_EQ(run_args({"to-onnx", "--help"}).status, 0);
 }
 

@@ -48,7 +48,7 @@ TEST(ExternalData, RoundTripWithAlignedOffsets) {
         const auto r =
             onnx_export::export_model(gguf::Model::open(dir.file("m.gguf")), dir.file("m.onnx"), o);
         EXPECT_EQ(r.data_path, dir.file("m.onnx.data"));
-        EXPECT_EQ(files_in(dir.path()),
+        EXPECT_EQ(dir_entries(dir.path()),
                   (std::vector<std::string>{"m.gguf", "m.onnx", "m.onnx.data"}));
         EXPECT_LT(fs::file_size(dir.file("m.onnx")), 16384u);  // the model itself stays small
 

@@ -3,15 +3,12 @@
 // llama.cpp's own decode as the expected values.
 #pragma once
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -30,6 +27,7 @@
 #include "gguftool/onnx_schemas.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/runtime.hpp"
+#include "process.hpp"
 
 namespace gguftool::onnxtest {
 
@@ -45,15 +43,7 @@ inline std::string param_name(const testing::TestParamInfo<GgmlType> &info) {
     return type_name(info.param);
 }
 
-// llama.cpp, or a failed test: the suite needs it (CI installs it).
-inline const reference::Ggml &llama() {
-    const reference::Ggml *g = test::ggml();
-    if (!g) {
-        ADD_FAILURE() << "llama.cpp's libggml-base.so is not available (run npm ci)";
-        throw std::runtime_error("no llama.cpp");
-    }
-    return *g;
-}
+using test::llama;  // llama.cpp, or a failed test
 
 // `rows` rows of `n_per_row` values of `dist`, quantized to `type` by llama.cpp (with an importance
 // matrix where the type needs one).
@@ -61,14 +51,10 @@ inline std::vector<uint8_t> llama_quantized(GgmlType type, size_t rows, size_t n
                                             testdata::Distribution dist, uint64_t seed) {
     const reference::Ggml &g = llama();
     const std::vector<float> values = testdata::make_values(dist, rows * n_per_row, seed);
-    const auto id = static_cast<int>(type);
-    const bool needs_imatrix = !testdata::quantized_by_ref_row(type) &&
-                               g.quantize_requires_imatrix && g.quantize_requires_imatrix(id);
-    const std::vector<float> imatrix =
-        needs_imatrix ? testdata::make_imatrix(n_per_row, seed + 1) : std::vector<float>{};
-    // Build the code book tables once here rather than in every forked quantizer process.
-    if (!testdata::quantized_by_ref_row(type) && g.quantize_init) g.quantize_init(id);
-    testdata::Quantized q = testdata::quantize_with_llama(g, type, values, n_per_row, imatrix);
+    const std::vector<float> imatrix = testkit::requires_imatrix(g, type)
+                                           ? testdata::make_imatrix(n_per_row, seed + 1)
+                                           : std::vector<float>{};
+    testkit::Quantized q = testkit::quantize_with_llama(g, type, values, n_per_row, imatrix);
     if (q.bytes.empty()) throw std::runtime_error(q.failure);
     return q.bytes;
 }
@@ -185,58 +171,17 @@ inline std::vector<uint8_t> read_bytes(const std::string &path) {
     return test::read_file(path);
 }
 
-// Files in `dir`, sorted.
-inline std::vector<std::string> files_in(const std::string &dir) {
-    std::vector<std::string> names;
-    for (const auto &e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-}
+using testkit::dir_entries;
+using CliResult = testkit::ProcessResult;
 
-struct CliResult {
-    int status = -1;  // exit code, or -1 when killed by a signal
-    int signal = 0;
-    std::string out;
-    std::string err;
-};
-
-// Runs the built gguftool with `args` in a child process, optionally under a file size limit;
-// stdout and stderr go through files in `scratch`.
-inline CliResult run_cli(const std::vector<std::string> &args, const std::string &scratch,
+// Runs the built gguftool with `args` in a child process, optionally under a file size limit.
+inline CliResult run_cli(const std::vector<std::string> &args,
                          std::optional<rlim_t> file_size_limit = std::nullopt) {
-    const std::string out_path = scratch + "/cli.stdout", err_path = scratch + "/cli.stderr";
-    const pid_t pid = fork();
-    if (pid == 0) {
-        const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        ::dup2(out, 1);
-        ::dup2(err, 2);
-        if (file_size_limit) {
-            const rlimit limit{*file_size_limit, *file_size_limit};
-            ::setrlimit(RLIMIT_FSIZE, &limit);
-        }
-        std::vector<std::string> argv_s = {GGUFTOOL_EXE};
-        argv_s.insert(argv_s.end(), args.begin(), args.end());
-        std::vector<char *> argv;
-        for (std::string &a : argv_s) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        ::execv(argv[0], argv.data());
-        _exit(127);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    CliResult r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    const auto text = [](const std::string &p) {
-        const std::vector<uint8_t> b = test::read_file(p);
-        return std::string(b.begin(), b.end());
-    };
-    r.out = text(out_path);
-    r.err = text(err_path);
-    fs::remove(out_path);
-    fs::remove(err_path);
-    return r;
+    std::vector<std::string> argv = {GGUFTOOL_EXE};
+    argv.insert(argv.end(), args.begin(), args.end());
+    testkit::ProcessOptions o;
+    o.file_size_limit = file_size_limit;
+    return testkit::run(argv, o);
 }
 
 }  // namespace gguftool::onnxtest

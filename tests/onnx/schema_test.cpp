@@ -6,34 +6,15 @@
 #include <fstream>
 
 #include "node_test_dirs.hpp"
+#include "onnx_builder.hpp"
 #include "onnx_test_util.hpp"
 
 namespace gguftool::onnxtest {
 namespace {
 
-onnx::AttributeProto int_attr(const std::string &name, int64_t v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::INT);
-    a.set_i(v);
-    return a;
-}
-
-onnx::AttributeProto ints_attr(const std::string &name, const std::vector<int64_t> &v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::INTS);
-    for (int64_t x : v) a.add_ints(x);
-    return a;
-}
-
-onnx::AttributeProto string_attr(const std::string &name, const std::string &v) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::STRING);
-    a.set_s(v);
-    return a;
-}
+using testkit::attr_int;
+using testkit::attr_ints;
+using testkit::attr_string;
 
 void add_input(onnx::GraphProto &g, const std::string &name, int32_t type,
                const std::vector<int64_t> &dims) {
@@ -207,7 +188,7 @@ INSTANTIATE_TEST_SUITE_P(Roots, SpecExamples, ::testing::ValuesIn(test::kNodeTes
 TEST(Schemas, DequantizePackedInference) {
     const auto y =
         infer_y(one_node("DequantizePacked", onnx_number(DataType::uint8), {36},
-                         {string_attr("format", "gguf:q4_0"), ints_attr("shape", {2, 32})}));
+                         {attr_string("format", "gguf:q4_0"), attr_ints("shape", {2, 32})}));
     EXPECT_EQ(y.tensor_type().elem_type(), onnx_number(DataType::float32));
     EXPECT_EQ(dims_of(y), (std::vector<std::optional<int64_t>>{2, 32}));
 
@@ -215,33 +196,33 @@ TEST(Schemas, DequantizePackedInference) {
                           onnx_number(DataType::float64)}) {
         const auto t =
             infer_y(one_node("DequantizePacked", onnx_number(DataType::uint8), {2 * 144},
-                             {string_attr("format", "gguf:q4_k"), ints_attr("shape", {1, 2, 256}),
-                              int_attr("output_dtype", dtype)}));
+                             {attr_string("format", "gguf:q4_k"), attr_ints("shape", {1, 2, 256}),
+                              attr_int("output_dtype", dtype)}));
         EXPECT_EQ(t.tensor_type().elem_type(), dtype);
         EXPECT_EQ(dims_of(t), (std::vector<std::optional<int64_t>>{1, 2, 256}));
     }
     // Empty tensor: the last dimension must still be a multiple of the block size.
     const auto empty =
         infer_y(one_node("DequantizePacked", onnx_number(DataType::uint8), {0},
-                         {string_attr("format", "gguf:q2_k"), ints_attr("shape", {0, 256})}));
+                         {attr_string("format", "gguf:q2_k"), attr_ints("shape", {0, 256})}));
     EXPECT_EQ(dims_of(empty), (std::vector<std::optional<int64_t>>{0, 256}));
 }
 
 TEST(Schemas, UnpackInference) {
     // bits along the last axis, UINT8 and UINT32 storage; count known and unknown.
     auto y =
-        infer_y(one_node("Unpack", onnx_number(DataType::uint8), {4, 3}, {int_attr("bits", 3)}, 8));
+        infer_y(one_node("Unpack", onnx_number(DataType::uint8), {4, 3}, {attr_int("bits", 3)}, 8));
     EXPECT_EQ(y.tensor_type().elem_type(), onnx_number(DataType::uint8));
     EXPECT_EQ(dims_of(y), (std::vector<std::optional<int64_t>>{4, 8}));
     y = infer_y(one_node("Unpack", onnx_number(DataType::uint32), {2, 7},
-                         {int_attr("bits", 5), int_attr("axis", 0)}, 12));
+                         {attr_int("bits", 5), attr_int("axis", 0)}, 12));
     EXPECT_EQ(dims_of(y), (std::vector<std::optional<int64_t>>{12, 7}));  // ceil(12*5/32) = 2
     y = infer_y(one_node("Unpack", onnx_number(DataType::uint8), {2, 3},
-                         {int_attr("radix", 3), int_attr("group_size", 5)}, 15));
+                         {attr_int("radix", 3), attr_int("group_size", 5)}, 15));
     EXPECT_EQ(dims_of(y), (std::vector<std::optional<int64_t>>{2, 15}));  // 3 groups of 8 bits
     // count as a graph input: the axis dimension is unknown, the others stay.
     onnx::ModelProto m =
-        one_node("Unpack", onnx_number(DataType::uint8), {5, 2}, {int_attr("bits", 4)});
+        one_node("Unpack", onnx_number(DataType::uint8), {5, 2}, {attr_int("bits", 4)});
     add_input(*m.mutable_graph(), "count", onnx_number(DataType::int64), {});
     m.mutable_graph()->mutable_node(0)->add_input("count");
     y = infer_y(m);
@@ -253,29 +234,29 @@ TEST(Schemas, EveryBadAttributeIsAClearError) {
         return one_node("DequantizePacked", onnx_number(DataType::uint8), {bytes},
                         std::move(attrs));
     };
-    expect_inference_error(dq({string_attr("format", "gguf:q9_0"), ints_attr("shape", {32})}),
+    expect_inference_error(dq({attr_string("format", "gguf:q9_0"), attr_ints("shape", {32})}),
                            "DequantizePacked: attribute 'format': unknown format \"gguf:q9_0\"");
-    expect_inference_error(dq({string_attr("format", "gguf:Q4_0"), ints_attr("shape", {32})}),
+    expect_inference_error(dq({attr_string("format", "gguf:Q4_0"), attr_ints("shape", {32})}),
                            "unknown format \"gguf:Q4_0\"");
     expect_inference_error(
-        dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {2, 33})}),
+        dq({attr_string("format", "gguf:q4_0"), attr_ints("shape", {2, 33})}),
         "attribute 'shape' [2, 33]: the last dimension 33 is not a multiple of gguf:q4_0's 32 "
         "elements per block");
-    expect_inference_error(dq({string_attr("format", "gguf:q4_k"), ints_attr("shape", {128})}),
+    expect_inference_error(dq({attr_string("format", "gguf:q4_k"), attr_ints("shape", {128})}),
                            "not a multiple of gguf:q4_k's 256 elements per block");
-    expect_inference_error(dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {})}),
+    expect_inference_error(dq({attr_string("format", "gguf:q4_0"), attr_ints("shape", {})}),
                            "attribute 'shape' must have rank at least 1");
-    expect_inference_error(dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {-1, 32})}),
+    expect_inference_error(dq({attr_string("format", "gguf:q4_0"), attr_ints("shape", {-1, 32})}),
                            "attribute 'shape' [-1, 32] has a negative dimension");
     expect_inference_error(
-        dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {2, 32})}),
+        dq({attr_string("format", "gguf:q4_0"), attr_ints("shape", {2, 32})}),
         "input x is 18 bytes but shape [2, 32] in gguf:q4_0 takes 36 (2 blocks of 18 bytes)");
     expect_inference_error(
-        dq({string_attr("format", "gguf:q4_0"), ints_attr("shape", {32}),
-            int_attr("output_dtype", onnx_number(DataType::int32))}),
+        dq({attr_string("format", "gguf:q4_0"), attr_ints("shape", {32}),
+            attr_int("output_dtype", onnx_number(DataType::int32))}),
         "attribute 'output_dtype' 6 is not FLOAT (1), FLOAT16 (10), DOUBLE (11) or BFLOAT16 (16)");
-    expect_inference_error(dq({string_attr("format", "gguf:q8_0"),
-                               ints_attr("shape", {int64_t(1) << 40, int64_t(1) << 40, 32})}),
+    expect_inference_error(dq({attr_string("format", "gguf:q8_0"),
+                               attr_ints("shape", {int64_t(1) << 40, int64_t(1) << 40, 32})}),
                            "has more than 2^63 - 1 elements");
 
     const auto up = [](std::vector<onnx::AttributeProto> attrs, int64_t words = 3,
@@ -283,36 +264,36 @@ TEST(Schemas, EveryBadAttributeIsAClearError) {
         return one_node("Unpack", onnx_number(DataType::uint8), {words}, std::move(attrs), count);
     };
     expect_inference_error(
-        up({int_attr("bits", 3), int_attr("radix", 3), int_attr("group_size", 5)}),
+        up({attr_int("bits", 3), attr_int("radix", 3), attr_int("group_size", 5)}),
         "Unpack: attribute 'bits' and attributes 'radix'/'group_size' are mutually exclusive");
-    expect_inference_error(up({int_attr("bits", 3), int_attr("radix", 3)}), "mutually exclusive");
-    expect_inference_error(up({int_attr("bits", 0)}), "attribute 'bits' 0 is outside [1, 8]");
-    expect_inference_error(up({int_attr("bits", 9)}), "attribute 'bits' 9 is outside [1, 8]");
+    expect_inference_error(up({attr_int("bits", 3), attr_int("radix", 3)}), "mutually exclusive");
+    expect_inference_error(up({attr_int("bits", 0)}), "attribute 'bits' 0 is outside [1, 8]");
+    expect_inference_error(up({attr_int("bits", 9)}), "attribute 'bits' 9 is outside [1, 8]");
     expect_inference_error(up({}), "needs attribute 'bits', or both 'radix' and 'group_size'");
-    expect_inference_error(up({int_attr("radix", 3)}),
+    expect_inference_error(up({attr_int("radix", 3)}),
                            "attribute 'radix' requires attribute 'group_size'");
-    expect_inference_error(up({int_attr("group_size", 5)}),
+    expect_inference_error(up({attr_int("group_size", 5)}),
                            "attribute 'group_size' requires attribute 'radix'");
-    expect_inference_error(up({int_attr("radix", 1), int_attr("group_size", 5)}),
+    expect_inference_error(up({attr_int("radix", 1), attr_int("group_size", 5)}),
                            "attribute 'radix' 1 is outside [2, 256]");
-    expect_inference_error(up({int_attr("radix", 257), int_attr("group_size", 1)}),
+    expect_inference_error(up({attr_int("radix", 257), attr_int("group_size", 1)}),
                            "attribute 'radix' 257 is outside [2, 256]");
-    expect_inference_error(up({int_attr("radix", 3), int_attr("group_size", 0)}),
+    expect_inference_error(up({attr_int("radix", 3), attr_int("group_size", 0)}),
                            "attribute 'group_size' 0 is not positive");
-    expect_inference_error(up({int_attr("radix", 3), int_attr("group_size", 40)}),
+    expect_inference_error(up({attr_int("radix", 3), attr_int("group_size", 40)}),
                            "radix^group_size = 3^40 exceeds 2^63 - 1");
-    expect_inference_error(up({int_attr("radix", 2), int_attr("group_size", 63)}), "2^63 exceeds");
-    expect_inference_error(up({int_attr("bits", 3), int_attr("axis", 1)}),
+    expect_inference_error(up({attr_int("radix", 2), attr_int("group_size", 63)}), "2^63 exceeds");
+    expect_inference_error(up({attr_int("bits", 3), attr_int("axis", 1)}),
                            "attribute 'axis' 1 is out of range for rank 1 (valid: [-1, 0])");
     expect_inference_error(
-        up({int_attr("bits", 3)}, 2, 8),
+        up({attr_int("bits", 3)}, 2, 8),
         "input X has 2 words along axis 0 but count 8 needs ceil(8 * 3 / 8) = 3");
-    expect_inference_error(up({int_attr("radix", 3), int_attr("group_size", 5)}, 1, 6),
+    expect_inference_error(up({attr_int("radix", 3), attr_int("group_size", 5)}, 1, 6),
                            "but count 6 needs ceil(ceil(6 / 5) * 8 / 8) = 2");
-    expect_inference_error(up({int_attr("bits", 3)}, 3, -1), "input count -1 is negative");
+    expect_inference_error(up({attr_int("bits", 3)}, 3, -1), "input count -1 is negative");
     // The largest radix^group_size allowed passes: 2^62 < 2^63 - 1, and 7^22 ~ 3.9e18.
-    EXPECT_NO_THROW(infer_y(up({int_attr("radix", 2), int_attr("group_size", 62)}, 8, 62)));
-    EXPECT_NO_THROW(infer_y(up({int_attr("radix", 7), int_attr("group_size", 22)}, 8, 22)));
+    EXPECT_NO_THROW(infer_y(up({attr_int("radix", 2), attr_int("group_size", 62)}, 8, 62)));
+    EXPECT_NO_THROW(infer_y(up({attr_int("radix", 7), attr_int("group_size", 22)}, 8, 22)));
 }
 
 TEST(Schemas, CheckFunctionsFollowTheSpec) {

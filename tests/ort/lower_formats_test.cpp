@@ -22,10 +22,9 @@
 namespace gguftool::orttest {
 namespace {
 
-using testdata::Case;
-using testdata::cases;
-using testdata::is_nan;
-using testdata::packed_model;
+using Case = testkit::FormatCase;
+using testkit::is_nan;
+using testkit::packed_model;
 
 // The value llama.cpp's float f becomes in `dtype`, as the bytes the output holds (bfloat16:
 // rounded once, then widened to float by the test model's Cast).
@@ -55,7 +54,7 @@ TEST_P(LowerFormatsOrt, EveryFormatMatchesLlamaBitForBit) {
     const auto [opset, dtype] = GetParam();
     // Cases whose format lowers (each failure is reported, the rest still run).
     std::vector<const Case *> chosen;
-    for (const Case &c : cases()) {
+    for (const Case &c : testkit::format_cases()) {
         onnx::ModelProto one = packed_model(dtype, {&c});
         try {
             lower::lower_model(one, {opset});

@@ -173,7 +173,7 @@ TEST_P(OrtLowering, EveryOutputMatchesOnnxruntimeBitForBit) {
         rt::write_npy(npy, t);
         argv.push_back(name + "=" + npy);
     }
-    const test::RunResult r = test::run_program(argv);
+    const test::RunResult r = testkit::run(argv);
     ASSERT_EQ(r.status, 0) << r.err;
 
     rt::Session session(m.model());

@@ -28,7 +28,7 @@ inline const std::string &ort_unavailable() {
     static const std::string why = [] {
         if (kNode.empty()) return std::string("no node binary found at configure time");
         const RunResult r =
-            test::run_program({kNode, "-e", "require(process.argv[1])", kOrtPackage});
+            testkit::run({kNode, "-e", "require(process.argv[1])", kOrtPackage});
         return r.status == 0 ? std::string()
                              : "node cannot load " + kOrtPackage + " (npm ci): " + r.err;
     }();
@@ -42,7 +42,7 @@ inline RunResult run_ort(const std::string &model, const std::string &outdir,
                          const std::vector<std::string> &inputs = {}) {
     std::vector<std::string> argv = {kNode, kDriver, model, outdir};
     argv.insert(argv.end(), inputs.begin(), inputs.end());
-    return test::run_program(argv);
+    return testkit::run(argv);
 }
 
 // The bytes an output of `dtype` should hold for llama.cpp's float `f`: f itself, rounded once to

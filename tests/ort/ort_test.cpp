@@ -139,7 +139,7 @@ TEST(Ort, InputsAreFedFromNpyFiles) {
                                                         std::to_string(i) + ".pb"));
         argv.push_back(model.inputs()[i].name + "=" + npy);
     }
-    const RunResult r = test::run_program(argv);
+    const RunResult r = testkit::run(argv);
     ASSERT_EQ(r.status, 0) << r.err;
     const runtime::Tensor want = runtime::read_tensor_pb(test_dir + "/test_data_set_0/output_0.pb");
     const runtime::Tensor got =
@@ -156,11 +156,11 @@ TEST(Ort, DriverErrorsNameTheProblem) {
     const RunResult none = run_ort(dir.file("absent.onnx"), dir.file("out"));
     EXPECT_EQ(none.status, 1);
     EXPECT_NE(none.err.find("absent.onnx"), std::string::npos) << none.err;
-    const RunResult bad_input = test::run_program(
+    const RunResult bad_input = testkit::run(
         {kNode, kDriver, dir.file("absent.onnx"), dir.file("out"), "x=" + dir.file("x.npy")});
     EXPECT_EQ(bad_input.status, 1);
     EXPECT_NE(bad_input.err.find("x.npy"), std::string::npos) << bad_input.err;
-    const RunResult usage = test::run_program({kNode, kDriver});
+    const RunResult usage = testkit::run({kNode, kDriver});
     EXPECT_EQ(usage.status, 1);
     EXPECT_NE(usage.err.find("usage: node run_ort.mjs MODEL.onnx OUTDIR"), std::string::npos)
         << usage.err;

@@ -15,14 +15,14 @@ constexpr size_t kRandomElements = 65536;
 
 // llama.cpp's quantization of one distribution. An importance matrix where llama.cpp requires
 // one, and for the mixed data on every type (it takes the quantizers down their weighted paths).
-testdata::Quantized quantize(const reference::Ggml &g, GgmlType t, Distribution d) {
+testkit::Quantized quantize(const reference::Ggml &g, GgmlType t, Distribution d) {
     const uint64_t seed = 1000 * uint64_t(t) + uint64_t(d);
     const std::vector<float> values = testdata::make_values(d, kElements, seed);
     const bool needs = g.quantize_requires_imatrix && g.quantize_requires_imatrix(int(t));
     const std::vector<float> imatrix = needs || d == Distribution::mixed
                                            ? testdata::make_imatrix(kPerRow, seed + 1)
                                            : std::vector<float>{};
-    return testdata::quantize_with_llama(g, t, values, kPerRow, imatrix);
+    return testkit::quantize_with_llama(g, t, values, kPerRow, imatrix);
 }
 
 // One test per format, looping over the targets inside: building the IQ quantizers' grids takes
@@ -34,7 +34,7 @@ TEST_P(LlamaQuantizer, EveryTargetMatches) {
     auto g = testutil::ggml_or_fail();
     ASSERT_TRUE(g);
     for (Distribution d : testdata::kDistributions) {
-        const testdata::Quantized q = quantize(*g, type, d);
+        const testkit::Quantized q = quantize(*g, type, d);
         if (q.bytes.empty()) {
             // llama.cpp itself cannot quantize some extreme inputs (its grid searches abort); the
             // ordinary distribution must always work.

@@ -1,6 +1,8 @@
 // Plain types (f32 f16 bf16 f64 i8 i16 i32 i64) to every output type, on every SIMD target:
 // halves and bfloat16s against llama.cpp's ggml_fp16_to_fp32 / ggml_bf16_to_fp32 for all 65536
 // patterns, roundings against the tests' reference rounding, exactness where the output holds it.
+#include <dlfcn.h>
+
 #include <random>
 
 #include "quant_test_util.hpp"

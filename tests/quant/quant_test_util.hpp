@@ -2,7 +2,6 @@
 // llama.cpp's reference decode, and bit-exact comparison.
 #pragma once
 
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -91,38 +90,14 @@ inline std::shared_ptr<const reference::Ggml> ggml_or_fail() {
     return g;
 }
 
-// q8_1 as defined (llama.cpp has no decoder for it): per 36-byte block, d = f16 at offset 0, the
-// f16 s at offset 2 is ignored, 32 int8 q at offset 4; y = d * q. The half is decoded by
-// llama.cpp's own ggml_fp16_to_fp32.
-inline std::vector<float> q8_1_by_definition(const reference::Ggml &g,
-                                             const std::vector<uint8_t> &in) {
-    using Fp16ToFp32 = float (*)(uint16_t);
-    auto fp16_to_fp32 = reinterpret_cast<Fp16ToFp32>(dlsym(g.handle, "ggml_fp16_to_fp32"));
-    std::vector<float> out;
-    if (!fp16_to_fp32) {
-        ADD_FAILURE() << "libggml-base.so lacks ggml_fp16_to_fp32";
-        return out;
-    }
-    for (size_t b = 0; b + 36 <= in.size(); b += 36) {
-        const float d = fp16_to_fp32(uint16_t(in[b] | in[b + 1] << 8));
-        for (int j = 0; j < 32; ++j) out.push_back(d * float(int8_t(in[b + 4 + j])));
-    }
-    return out;
-}
-
-// llama.cpp's FLOAT decode of `in` (q8_1: its definition above).
+// llama.cpp's FLOAT decode of `in` (q8_1, which it cannot decode: by its definition, through its
+// q8_0 decoder).
 inline std::vector<float> llama_decode(const reference::Ggml &g, GgmlType t,
                                        const std::vector<uint8_t> &in) {
     const TypeTraits &tt = traits(t);
     const size_t elements = in.size() / tt.type_size * tt.block_size;
-    if (t == GgmlType::q8_1) return q8_1_by_definition(g, in);
-    std::vector<float> out(elements);
-    auto row = g.dequantize_row[static_cast<uint32_t>(t)];
-    if (!row) {
-        ADD_FAILURE() << "libggml-base.so lacks dequantize_row_" << tt.name;
-        return {};
-    }
-    row(in.data(), out.data(), int64_t(elements));
+    std::vector<float> out = testkit::reference_decode(g, t, in, elements);
+    if (out.size() != elements) ADD_FAILURE() << "libggml-base.so lacks dequantize_row_" << tt.name;
     return out;
 }
 

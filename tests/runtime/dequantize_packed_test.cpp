@@ -31,8 +31,8 @@ std::vector<uint8_t> llama_quantized(const reference::Ggml &g, GgmlType t, uint6
     const bool needs = g.quantize_requires_imatrix && g.quantize_requires_imatrix(int(t));
     const std::vector<float> imatrix =
         needs ? testdata::make_imatrix(size_t(kPerRow), seed + 1) : std::vector<float>{};
-    const testdata::Quantized q =
-        testdata::quantize_with_llama(g, t, values, size_t(kPerRow), imatrix);
+    const testkit::Quantized q =
+        testkit::quantize_with_llama(g, t, values, size_t(kPerRow), imatrix);
     EXPECT_FALSE(q.bytes.empty()) << type_name(t) << ": " << q.failure;
     return q.bytes;
 }

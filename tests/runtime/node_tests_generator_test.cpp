@@ -1,7 +1,7 @@
-// testdata/node-tests is byte for byte what tools/node_tests.hpp writes, and where ../shared holds
-// a test of the same name, both say the same: the same model (but for the producer's name) and,
-// for the same inputs, the same expected outputs.
-#include "../../tools/node_tests.hpp"
+// testdata/node-tests is byte for byte what tests/support/node_tests.hpp writes, and where
+// ../shared holds a test of the same name, both say the same: the same model (but for the
+// producer's name) and, for the same inputs, the same expected outputs.
+#include "node_tests.hpp"
 #include "runtime_test_util.hpp"
 
 namespace gguftool::rttest {
@@ -34,7 +34,7 @@ TEST(NodeTestGenerator, ReproducesTheCommittedFilesByteForByte) {
                                << "\nregenerate with: make_node_tests " << committed.string();
     for (const std::string &name : fresh)
         EXPECT_TRUE(read_file(tmp.file(name)) == read_file((committed / name).string()))
-            << name << " differs from what tools/node_tests.hpp builds";
+            << name << " differs from what tests/support/node_tests.hpp builds";
 }
 
 TEST(NodeTestGenerator, WritesTheSameBytesEachRun) {

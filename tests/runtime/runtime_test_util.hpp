@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
-#include <stdlib.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,9 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "gguf_test_support.hpp"
 #include "gguftool/runtime.hpp"
 #include "node_test_dirs.hpp"
-#include "onnx_attributes.hpp"
+#include "onnx_builder.hpp"
+#include "process.hpp"
 
 namespace gguftool::rttest {
 
@@ -26,38 +26,18 @@ namespace rt = gguftool::runtime;
 namespace fs = std::filesystem;
 
 using test::all_node_test_dirs;
-using test::attr_float;
-using test::attr_int;
-using test::attr_ints;
-using test::attr_string;
 using test::kNodeTestRoots;
 using test::kRepositoryNodeTests;
 using test::NodeTestRootTest;
 using test::root_name;
+using testkit::attr_float;
+using testkit::attr_int;
+using testkit::attr_ints;
+using testkit::attr_string;
 // The repository's node tests: always there, so checks that need one test directory use them.
 inline const std::string kNodeTests = kRepositoryNodeTests.dir.string();
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its contents at the end of the scope.
-class TempDir {
-public:
-    TempDir() {
-        const char *base = std::getenv("TMPDIR");
-        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/gguftool-runtime-XXXXXX";
-        if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir &) = delete;
-    TempDir &operator=(const TempDir &) = delete;
-    const std::string &path() const { return path_; }
-    std::string file(const std::string &name) const { return (fs::path(path_) / name).string(); }
-
-private:
-    std::string path_;
-};
+using test::TempDir;  // a fresh directory under $TMPDIR, removed at the end of the scope
 
 inline void write_file(const std::string &path, const std::string &bytes) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -81,85 +61,9 @@ inline std::string read_file(const std::string &path) {
     return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-// Attributes for make_node (attr_int, attr_ints, attr_string, attr_float: onnx_attributes.hpp).
-inline onnx::AttributeProto attr_tensor(const std::string &name, const rt::Tensor &t) {
-    onnx::AttributeProto a;
-    a.set_name(name);
-    a.set_type(onnx::AttributeProto::TENSOR);
-    rt::tensor_to_proto(t, "", *a.mutable_t());
-    return a;
-}
-
-// A model under construction: one graph, default domain at `opset`.
-class ModelBuilder {
-public:
-    explicit ModelBuilder(int64_t opset = 29) {
-        proto_.set_ir_version(8);
-        auto *o = proto_.add_opset_import();
-        o->set_domain("");
-        o->set_version(opset);
-        proto_.mutable_graph()->set_name("test");
-    }
-
-    onnx::NodeProto &node(const std::string &op, const std::vector<std::string> &inputs,
-                          const std::vector<std::string> &outputs,
-                          std::initializer_list<onnx::AttributeProto> attrs = {},
-                          const std::string &name = "") {
-        onnx::NodeProto *n = proto_.mutable_graph()->add_node();
-        n->set_op_type(op);
-        n->set_name(name.empty() ? op + "_node" : name);
-        for (const std::string &i : inputs) n->add_input(i);
-        for (const std::string &o : outputs) n->add_output(o);
-        for (const onnx::AttributeProto &a : attrs) *n->add_attribute() = a;
-        return *n;
-    }
-    // A graph input (dtype 0 = undeclared, no shape).
-    ModelBuilder &input(const std::string &name, DataType dtype = DataType::undefined) {
-        auto *v = proto_.mutable_graph()->add_input();
-        v->set_name(name);
-        if (dtype != DataType::undefined)
-            v->mutable_type()->mutable_tensor_type()->set_elem_type(int32_t(dtype));
-        return *this;
-    }
-    ModelBuilder &input(const std::string &name, DataType dtype, const std::vector<int64_t> &dims) {
-        input(name, dtype);
-        auto *shape = proto_.mutable_graph()
-                          ->mutable_input()
-                          ->rbegin()
-                          ->mutable_type()
-                          ->mutable_tensor_type()
-                          ->mutable_shape();
-        for (int64_t d : dims) {
-            auto *dim = shape->add_dim();
-            if (d >= 0)
-                dim->set_dim_value(d);
-            else
-                dim->set_dim_param("N");
-        }
-        return *this;
-    }
-    ModelBuilder &output(const std::string &name) {
-        proto_.mutable_graph()->add_output()->set_name(name);
-        return *this;
-    }
-    ModelBuilder &initializer(const std::string &name, const rt::Tensor &t) {
-        rt::tensor_to_proto(t, name, *proto_.mutable_graph()->add_initializer());
-        return *this;
-    }
-    onnx::TensorProto &initializer_proto(const std::string &name) {
-        for (auto &t : *proto_.mutable_graph()->mutable_initializer())
-            if (t.name() == name) return t;
-        throw std::runtime_error("no initializer " + name);
-    }
-    onnx::ModelProto &proto() { return proto_; }
-    rt::Model model(const std::string &base_dir = ".") const {
-        return rt::Model::from_proto(proto_, base_dir, "test.onnx");
-    }
-    void save(const std::string &path) const { write_file(path, proto_.SerializeAsString()); }
-
-private:
-    onnx::ModelProto proto_;
-};
+// Attributes for make_node, and the model builder: the kit's (onnx_builder.hpp).
+using testkit::attr_tensor;
+using testkit::ModelBuilder;
 
 template <class T>
 rt::Tensor tensor(DataType dtype, rt::Shape shape, const std::vector<T> &values) {
@@ -228,25 +132,16 @@ inline std::string run_error(const ModelBuilder &builder, const rt::Inputs &inpu
     return "";
 }
 
-struct CliResult {
-    int status = -1;
-    std::string out;  // stdout and stderr together
-};
+using CliResult = testkit::ProcessResult;
 
-// Runs the built gguftool with `args` through the shell (arguments are single-quoted).
+// Runs the built gguftool with `args`: its stdout and stderr together in `out`, as 2>&1 leaves
+// them.
 inline CliResult run_cli(const std::vector<std::string> &args) {
-    std::string cmd = std::string("'") + GGUFTOOL_EXE + "'";
-    for (const std::string &a : args) cmd += " '" + a + "'";
-    cmd += " 2>&1";
-    CliResult r;
-    FILE *p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    std::vector<std::string> argv = {GGUFTOOL_EXE};
+    argv.insert(argv.end(), args.begin(), args.end());
+    testkit::ProcessOptions o;
+    o.err = testkit::Output::merge;
+    return testkit::run(argv, o);
 }
 
 inline std::string last_line(const std::string &s) {

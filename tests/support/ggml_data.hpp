@@ -1,10 +1,7 @@
-// Test data for the dequantization core: value distributions, random blocks, and quantization by
-// llama.cpp's own quantizers (through reference::ggml()). Header-only; any test may include it.
+// Test data for the dequantization core: value distributions, importance matrices and random
+// blocks. Header-only; any test may include it. (Quantization by llama.cpp: the kit's
+// llama_ref.hpp, included here.)
 #pragma once
-
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
+#include "llama_ref.hpp"
 
 namespace gguftool::testdata {
 
@@ -142,84 +139,6 @@ inline std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
         std::memcpy(b.data() + i, &r, std::min<size_t>(8, n - i));
     }
     return b;
-}
-
-// How llama.cpp quantizes a type: through ggml_quantize_chunk, or (q8_K, q8_1, which it only
-// produces as matmul operands) through quantize_row_<type>_ref.
-inline bool quantized_by_ref_row(GgmlType t) {
-    return t == GgmlType::q8_k || t == GgmlType::q8_1;
-}
-
-struct Quantized {
-    std::vector<uint8_t> bytes;  // empty when llama.cpp could not quantize
-    std::string failure;         // why, when it could not
-};
-
-// Quantizes `values` (rows of n_per_row) with llama.cpp. ggml aborts the process on inputs its
-// quantizers cannot handle (e.g. a grid search that finds no point), so it runs in a child
-// process writing to shared memory; an abort there becomes `failure`.
-// `imatrix` (n_per_row weights) is passed when non-empty; types that require one always get it.
-inline Quantized quantize_with_llama(const reference::Ggml &g, GgmlType type,
-                                     const std::vector<float> &values, size_t n_per_row,
-                                     const std::vector<float> &imatrix) {
-    Quantized q;
-    const uint32_t id = static_cast<uint32_t>(type);
-    const std::optional<uint64_t> size = row_bytes(type, values.size());
-    if (!size || values.size() % n_per_row != 0) {
-        q.failure = "bad shape";
-        return q;
-    }
-    const bool by_row = quantized_by_ref_row(type);
-    if (by_row ? !g.quantize_row_ref[id] : (!g.quantize_chunk || !g.quantize_init)) {
-        q.failure = std::string("libggml-base.so lacks a quantizer for ") + type_name(type);
-        return q;
-    }
-    if (!by_row && g.quantize_requires_imatrix && g.quantize_requires_imatrix(int(id)) &&
-        imatrix.empty()) {
-        q.failure = "this type needs an importance matrix";
-        return q;
-    }
-    void *shared =
-        mmap(nullptr, *size + 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shared == MAP_FAILED) {
-        q.failure = "mmap failed";
-        return q;
-    }
-    // The grid tables of the IQ quantizers take a while to build: build them here, once, so every
-    // child inherits them.
-    if (!by_row) g.quantize_init(int(id));
-    const pid_t pid = fork();
-    if (pid == 0) {
-        alarm(60);  // a quantizer that never finishes fails rather than hangs
-        // No gdb backtrace on abort (slow), and none of ggml's diagnostics in the test output:
-        // the failure is reported by the caller.
-        setenv("GGML_NO_BACKTRACE", "1", 1);
-        if (FILE *null = std::fopen("/dev/null", "w")) {
-            dup2(fileno(null), 1);
-            dup2(fileno(null), 2);
-        }
-        if (by_row) {
-            g.quantize_row_ref[id](values.data(), shared, int64_t(values.size()));
-        } else {
-            g.quantize_chunk(int(id), values.data(), shared, 0, int64_t(values.size() / n_per_row),
-                             int64_t(n_per_row), imatrix.empty() ? nullptr : imatrix.data());
-        }
-        _exit(0);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-        q.failure = "fork failed";
-    } else if (WIFSIGNALED(status)) {
-        q.failure =
-            "llama.cpp's quantizer aborted (signal " + std::to_string(WTERMSIG(status)) + ")";
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        q.failure = "llama.cpp's quantizer failed";
-    } else {
-        const auto *p = static_cast<const uint8_t *>(shared);
-        q.bytes.assign(p, p + *size);
-    }
-    munmap(shared, *size + 1);
-    return q;
 }
 
 }  // namespace gguftool::testdata

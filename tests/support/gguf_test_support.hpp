@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,16 @@ inline const reference::Ggml *ggml() {
         return g;
     }();
     return lib.get();
+}
+
+// llama.cpp, or a failed test: the suite needs it (CI installs it).
+inline const reference::Ggml &llama() {
+    const reference::Ggml *g = ggml();
+    if (!g) {
+        ADD_FAILURE() << "llama.cpp's libggml-base.so is not available (run npm ci)";
+        throw std::runtime_error("no llama.cpp");
+    }
+    return *g;
 }
 
 // gguf_get_tensor_ne is newer than reference.hpp; resolve it here.

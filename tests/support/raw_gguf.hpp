@@ -1,9 +1,11 @@
 // RawGguf: writes GGUF fields byte by byte, independently of the library's writer, for malformed
-// files in tests and for the broken-file corpus (tools/broken_corpus.hpp). No GoogleTest here.
+// files in tests and for the broken-file corpus (tests/support/broken_corpus.hpp). No GoogleTest
+// here.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,8 +21,9 @@ public:
     std::vector<uint8_t> &bytes() { return bytes_; }
 
     RawGguf &raw(const void *p, size_t n) {
-        const auto *b = static_cast<const uint8_t *>(p);
-        bytes_.insert(bytes_.end(), b, b + n);
+        const size_t at = bytes_.size();
+        bytes_.resize(at + n);
+        if (n) std::memcpy(bytes_.data() + at, p, n);
         return *this;
     }
     RawGguf &u8(uint8_t v) { return raw(&v, 1); }

@@ -23,15 +23,7 @@ namespace gguftool::verifytest {
 
 using test::TempDir;
 
-// llama.cpp, or a failed test: the suite needs it (CI installs it).
-inline const reference::Ggml &llama() {
-    const reference::Ggml *g = test::ggml();
-    if (!g) {
-        ADD_FAILURE() << "llama.cpp's libggml-base.so is not available (run npm ci)";
-        throw std::runtime_error("no llama.cpp");
-    }
-    return *g;
-}
+using test::llama;  // llama.cpp, or a failed test
 
 inline std::shared_ptr<const reference::Ggml> llama_shared() {
     llama();
@@ -66,7 +58,7 @@ inline void write_every_format(const std::string &path) {
         if (slow_to_quantize(t)) {
             bytes = testdata::random_bytes(size_t(*row_bytes(t, kNe0 * kRows)), seed);
         } else {
-            const testdata::Quantized q = testdata::quantize_with_llama(
+            const testkit::Quantized q = testkit::quantize_with_llama(
                 g, t, values, kNe0, testdata::make_imatrix(kNe0, seed));
             ASSERT_FALSE(q.bytes.empty()) << type_name(t) << ": " << q.failure;
             bytes = q.bytes;

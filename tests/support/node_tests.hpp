@@ -30,8 +30,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "../tests/support/onnx_attributes.hpp"
 #include "gguftool/data_type.hpp"
+#include "onnx_builder.hpp"
 
 namespace gguftool::node_tests {
 
@@ -118,9 +118,9 @@ void append(std::vector<T> &out, size_t n, T value) {
     out.insert(out.end(), n, value);
 }
 
-using test::attr_int;
-using test::attr_ints;
-using test::attr_string;
+using testkit::attr_int;
+using testkit::attr_ints;
+using testkit::attr_string;
 
 // --- DequantizePacked-29: the spec's five examples ---
 

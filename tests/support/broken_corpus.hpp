@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "../tests/support/raw_gguf.hpp"
+#include "raw_gguf.hpp"
 
 namespace gguftool::corpus {
 

@@ -1,0 +1,201 @@
+#include "llama_ref.hpp"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+
+namespace gguftool::testkit {
+
+namespace {
+
+// The one call into llama.cpp's quantizers: `values` as rows of n_per_row into `out`.
+void quantize_into(const reference::Ggml &g, GgmlType type, const std::vector<float> &values,
+                   size_t n_per_row, const std::vector<float> &imatrix, void *out) {
+    const uint32_t id = static_cast<uint32_t>(type);
+    if (quantized_by_ref_row(type)) {
+        g.quantize_row_ref[id](values.data(), out, int64_t(values.size()));
+    } else {
+        g.quantize_chunk(int(id), values.data(), out, 0, int64_t(values.size() / n_per_row),
+                         int64_t(n_per_row), imatrix.empty() ? nullptr : imatrix.data());
+    }
+}
+
+// Why llama.cpp cannot quantize `values` to `type`, or "".
+std::string cannot_quantize(const reference::Ggml &g, GgmlType type,
+                            const std::vector<float> &values, size_t n_per_row) {
+    if (!row_bytes(type, values.size()) || n_per_row == 0 || values.size() % n_per_row != 0)
+        return "bad shape";
+    const uint32_t id = static_cast<uint32_t>(type);
+    if (quantized_by_ref_row(type) ? !g.quantize_row_ref[id]
+                                   : (!g.quantize_chunk || !g.quantize_init))
+        return std::string("libggml-base.so lacks a quantizer for ") + type_name(type);
+    return "";
+}
+
+// llama_model_quantize_params, declared here only as far as we use it: its first two members,
+// int32 nthread and enum llama_ftype ftype, have kept their place in every version. The rest is
+// left as llama_model_quantize_default_params() sets it; the struct (64 bytes in the library
+// shipped by the set-up) is larger than 16 bytes, so on x86-64 it is returned through memory and
+// a larger buffer receives it whole.
+struct Params {
+    int32_t nthread;
+    int32_t ftype;
+    alignas(8) unsigned char rest[504];
+};
+using DefaultParamsFn = Params (*)();
+using QuantizeFn = uint32_t (*)(const char *in, const char *out, const Params *params);
+using LogFn = void (*)(int level, const char *text, void *user_data);
+using LogSetFn = void (*)(LogFn callback, void *user_data);
+
+struct Library {
+    DefaultParamsFn default_params = nullptr;
+    QuantizeFn quantize = nullptr;
+    LogSetFn log_set = nullptr;
+};
+
+const Library *llama_library(std::string *why) {
+    static const Library lib = []() -> Library {
+        Library l;
+        const auto g = reference::ggml();
+        if (!g) return l;
+        const auto dir = std::filesystem::path(g->path).parent_path();
+        for (const auto &e : std::filesystem::directory_iterator(dir)) {
+            const std::string name = e.path().filename().string();
+            if (!name.starts_with("libllama") || !name.ends_with(".so")) continue;
+            void *h = dlopen(e.path().c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (!h) continue;
+            l.quantize = reinterpret_cast<QuantizeFn>(dlsym(h, "llama_model_quantize"));
+            if (!l.quantize) continue;  // libllama-common
+            l.default_params =
+                reinterpret_cast<DefaultParamsFn>(dlsym(h, "llama_model_quantize_default_params"));
+            l.log_set = reinterpret_cast<LogSetFn>(dlsym(h, "llama_log_set"));
+            break;
+        }
+        return l;
+    }();
+    if (lib.quantize && lib.default_params) return &lib;
+    *why = "llama_model_quantize not found: no libllama beside llama.cpp's libggml-base.so";
+    return nullptr;
+}
+
+}  // namespace
+
+bool quantized_by_ref_row(GgmlType t) {
+    return t == GgmlType::q8_k || t == GgmlType::q8_1;
+}
+
+bool requires_imatrix(const reference::Ggml &g, GgmlType t) {
+    return !quantized_by_ref_row(t) && g.quantize_requires_imatrix &&
+           g.quantize_requires_imatrix(int(t));
+}
+
+std::vector<uint8_t> quantize_rows(const reference::Ggml &g, GgmlType type,
+                                   const std::vector<float> &values, size_t n_per_row,
+                                   const std::vector<float> &imatrix) {
+    const std::string why = cannot_quantize(g, type, values, n_per_row);
+    if (!why.empty()) throw std::runtime_error(why);
+    std::vector<uint8_t> out(*row_bytes(type, values.size()));
+    quantize_into(g, type, values, n_per_row, imatrix, out.data());
+    return out;
+}
+
+Quantized quantize_with_llama(const reference::Ggml &g, GgmlType type,
+                              const std::vector<float> &values, size_t n_per_row,
+                              const std::vector<float> &imatrix) {
+    Quantized q;
+    q.failure = cannot_quantize(g, type, values, n_per_row);
+    if (!q.failure.empty()) return q;
+    if (requires_imatrix(g, type) && imatrix.empty()) {
+        q.failure = "this type needs an importance matrix";
+        return q;
+    }
+    const size_t size = *row_bytes(type, values.size());
+    void *shared =
+        mmap(nullptr, size + 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        q.failure = "mmap failed";
+        return q;
+    }
+    // The grid tables of the IQ quantizers take a while to build: build them here, once, so every
+    // child inherits them.
+    if (!quantized_by_ref_row(type)) g.quantize_init(int(type));
+    const pid_t pid = fork();
+    if (pid == 0) {
+        alarm(60);  // a quantizer that never finishes fails rather than hangs
+        // No gdb backtrace on abort (slow), and none of ggml's diagnostics in the test output:
+        // the failure is reported by the caller.
+        setenv("GGML_NO_BACKTRACE", "1", 1);
+        if (FILE *null = std::fopen("/dev/null", "w")) {
+            dup2(fileno(null), 1);
+            dup2(fileno(null), 2);
+        }
+        quantize_into(g, type, values, n_per_row, imatrix, shared);
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        q.failure = "fork failed";
+    } else if (WIFSIGNALED(status)) {
+        q.failure =
+            "llama.cpp's quantizer aborted (signal " + std::to_string(WTERMSIG(status)) + ")";
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        q.failure = "llama.cpp's quantizer failed";
+    } else {
+        const auto *p = static_cast<const uint8_t *>(shared);
+        q.bytes.assign(p, p + size);
+    }
+    munmap(shared, size + 1);
+    return q;
+}
+
+std::vector<float> llama_decode(const reference::Ggml &g, GgmlType type,
+                                const std::vector<uint8_t> &bytes, size_t n) {
+    std::vector<float> out(n);
+    if (type == GgmlType::f32) {
+        if (n) std::memcpy(out.data(), bytes.data(), n * 4);
+        return out;
+    }
+    reference::Ggml::DequantizeRow fn = g.dequantize_row[uint32_t(type)];
+    // f16 and bf16 have row converters instead (ggml_fp16_to_fp32_row, ggml_bf16_to_fp32_row).
+    const char *row_fn = type == GgmlType::f16    ? "ggml_fp16_to_fp32_row"
+                         : type == GgmlType::bf16 ? "ggml_bf16_to_fp32_row"
+                                                  : nullptr;
+    if (row_fn) fn = reinterpret_cast<reference::Ggml::DequantizeRow>(dlsym(g.handle, row_fn));
+    if (!fn) return {};
+    if (n) fn(bytes.data(), out.data(), int64_t(n));
+    return out;
+}
+
+std::vector<float> reference_decode(const reference::Ggml &g, GgmlType type,
+                                    const std::vector<uint8_t> &bytes, size_t n) {
+    if (type != GgmlType::q8_1) return llama_decode(g, type, bytes, n);
+    std::vector<uint8_t> q8_0;
+    for (size_t k = 0; k + 36 <= bytes.size(); k += 36) {
+        q8_0.insert(q8_0.end(), bytes.begin() + int64_t(k), bytes.begin() + int64_t(k) + 2);
+        q8_0.insert(q8_0.end(), bytes.begin() + int64_t(k) + 4, bytes.begin() + int64_t(k) + 36);
+    }
+    return llama_decode(g, GgmlType::q8_0, q8_0, n);
+}
+
+std::string model_quantize(const std::string &in, const std::string &out, int ftype, int threads) {
+    std::string why;
+    const Library *lib = llama_library(&why);
+    if (!lib) return why;
+    if (lib->log_set) lib->log_set([](int, const char *, void *) {}, nullptr);
+    Params p = lib->default_params();
+    p.nthread = threads;
+    p.ftype = ftype;
+    if (lib->quantize(in.c_str(), out.c_str(), &p) != 0)
+        return "llama_model_quantize failed on " + in;
+    return "";
+}
+
+}  // namespace gguftool::testkit
