@@ -3,6 +3,19 @@
 // to standard ONNX operators (lib/lower) read fields at offsetof(Block, field) and step by
 // sizeof(Block): no offset or size is written a second time. GGUFTOOL_CHECK_BLOCK ties each struct
 // to its row of the type table. Layouts in words: formats/SPEC.md.
+//
+// GGUFTOOL_BYTE_ORDER gives each field's width for byte order (formats/common.hpp), decided by how
+// ggml's quantizer writes it and its dequantizer reads it (ggml-quants.c):
+//   - f16 scales (d, m, s, dmin), q8_K's float d: numbers, reversed;
+//   - q5_0/q5_1 qh: declared as 4 bytes, but written and read through memcpy to and from one
+//     uint32_t whose bit i belongs to element i: one 32-bit word;
+//   - iq3_xxs aux: a uint32_t of signs and scale per sub-block, written through a uint32_t
+//     pointer and read by memcpy into one: 32-bit words;
+//   - iq2_xs qs, iq1_s qh, iq4_xs scales_h, q8_K bsums: declared and used as uint16_t/int16_t;
+//   - iq1_m scales: declared as 8 bytes, written and read through a uint16_t pointer: 16-bit words;
+//   - everything else is bytes, read byte by byte. q3_K's scales are copied into uint32_t words
+//     and unpacked with shifts and masks, but every operation stays within its byte
+//     (masks 0x0f0f0f0f, 0x03030303) and the result is read back as bytes: bytes either way.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +64,13 @@ GGUFTOOL_CHECK_BLOCK(BlockQ5_0, sizeof(BlockQ5_0::qh) * 8);
 GGUFTOOL_CHECK_BLOCK(BlockQ5_1, sizeof(BlockQ5_1::qh) * 8);
 GGUFTOOL_CHECK_BLOCK(BlockQ8_0, sizeof(BlockQ8_0::qs));
 GGUFTOOL_CHECK_BLOCK(BlockQ8_1, sizeof(BlockQ8_1::qs));
+GGUFTOOL_BYTE_ORDER(BlockQ4_0, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockQ4_1, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(m, 2), GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockQ5_0, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qh, 4), GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockQ5_1, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(m, 2), GGUFTOOL_FIELD(qh, 4),
+                    GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockQ8_0, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockQ8_1, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(s, 2), GGUFTOOL_FIELD(qs, 1));
 
 // formats/q1q2.cpp
 // The block layouts (ggml's block_q1_0, block_q2_0); d is f16.
@@ -66,6 +86,8 @@ struct BlockQ2_0 {
 };
 GGUFTOOL_CHECK_BLOCK(BlockQ1_0, sizeof(BlockQ1_0::qs) * 8);
 GGUFTOOL_CHECK_BLOCK(BlockQ2_0, sizeof(BlockQ2_0::qs) * 4);
+GGUFTOOL_BYTE_ORDER(BlockQ1_0, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockQ2_0, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1));
 
 // formats/fp4.cpp
 // The block layouts (ggml's block_mxfp4, block_nvfp4).
@@ -81,6 +103,8 @@ struct BlockNvfp4 {
 };
 GGUFTOOL_CHECK_BLOCK(BlockMxfp4, sizeof(BlockMxfp4::qs) * 2);
 GGUFTOOL_CHECK_BLOCK(BlockNvfp4, sizeof(BlockNvfp4::qs) * 2);
+GGUFTOOL_BYTE_ORDER(BlockMxfp4, GGUFTOOL_FIELD(e, 1), GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockNvfp4, GGUFTOOL_FIELD(d, 1), GGUFTOOL_FIELD(qs, 1));
 
 // formats/kquant.cpp
 // The block layouts (ggml's block_q2_K ... block_q8_K); d and dmin are f16 except in q8_K.
@@ -129,6 +153,18 @@ GGUFTOOL_CHECK_BLOCK(BlockQ4_K, sizeof(BlockQ4_K::qs) * 2);
 GGUFTOOL_CHECK_BLOCK(BlockQ5_K, sizeof(BlockQ5_K::qh) * 8);
 GGUFTOOL_CHECK_BLOCK(BlockQ6_K, sizeof(BlockQ6_K::ql) * 2);
 GGUFTOOL_CHECK_BLOCK(BlockQ8_K, sizeof(BlockQ8_K::qs));
+GGUFTOOL_BYTE_ORDER(BlockQ2_K, GGUFTOOL_FIELD(scales, 1), GGUFTOOL_FIELD(qs, 1),
+                    GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(dmin, 2));
+GGUFTOOL_BYTE_ORDER(BlockQ3_K, GGUFTOOL_FIELD(hmask, 1), GGUFTOOL_FIELD(qs, 1),
+                    GGUFTOOL_FIELD(scales, 1), GGUFTOOL_FIELD(d, 2));
+GGUFTOOL_BYTE_ORDER(BlockQ4_K, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(dmin, 2),
+                    GGUFTOOL_FIELD(scales, 1), GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockQ5_K, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(dmin, 2),
+                    GGUFTOOL_FIELD(scales, 1), GGUFTOOL_FIELD(qh, 1), GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockQ6_K, GGUFTOOL_FIELD(ql, 1), GGUFTOOL_FIELD(qh, 1),
+                    GGUFTOOL_FIELD(scales, 1), GGUFTOOL_FIELD(d, 2));
+GGUFTOOL_BYTE_ORDER(BlockQ8_K, GGUFTOOL_FIELD(d, 4), GGUFTOOL_FIELD(qs, 1),
+                    GGUFTOOL_FIELD(bsums, 2));
 
 // formats/ternary.cpp
 // The block layouts (ggml's block_tq1_0, block_tq2_0); d is f16.
@@ -145,6 +181,8 @@ struct BlockTq2_0 {
 };
 GGUFTOOL_CHECK_BLOCK(BlockTq1_0, sizeof(BlockTq1_0::qs) * 5 + sizeof(BlockTq1_0::qh) * 4);
 GGUFTOOL_CHECK_BLOCK(BlockTq2_0, sizeof(BlockTq2_0::qs) * 4);
+GGUFTOOL_BYTE_ORDER(BlockTq1_0, GGUFTOOL_FIELD(qs, 1), GGUFTOOL_FIELD(qh, 1), GGUFTOOL_FIELD(d, 2));
+GGUFTOOL_BYTE_ORDER(BlockTq2_0, GGUFTOOL_FIELD(qs, 1), GGUFTOOL_FIELD(d, 2));
 
 // formats/iq.cpp
 // The block layouts (ggml's block_iq2_xxs ... block_iq4_xs); d is f16.
@@ -213,5 +251,24 @@ GGUFTOOL_CHECK_BLOCK(BlockIq1_S, sizeof(BlockIq1_S::qs) * 8);
 GGUFTOOL_CHECK_BLOCK(BlockIq1_M, sizeof(BlockIq1_M::qs) * 8);
 GGUFTOOL_CHECK_BLOCK(BlockIq4_NL, sizeof(BlockIq4_NL::qs) * 2);
 GGUFTOOL_CHECK_BLOCK(BlockIq4_XS, sizeof(BlockIq4_XS::qs) * 2);
+GGUFTOOL_NO_BYTE_ORDER(
+    BlockIq2_XXS,
+    "iq2_xxs data has no certain big-endian layout: ggml's quantizer packs each sub-block's four "
+    "grid indices into one 32-bit word and its dequantizer reads them back as four bytes, which "
+    "agree only on a little-endian machine");
+GGUFTOOL_BYTE_ORDER(BlockIq2_XS, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 2),
+                    GGUFTOOL_FIELD(scales, 1));
+GGUFTOOL_BYTE_ORDER(BlockIq2_S, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1), GGUFTOOL_FIELD(qh, 1),
+                    GGUFTOOL_FIELD(scales, 1));
+GGUFTOOL_BYTE_ORDER(BlockIq3_XXS, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1),
+                    GGUFTOOL_FIELD(aux, 4));
+GGUFTOOL_BYTE_ORDER(BlockIq3_S, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1), GGUFTOOL_FIELD(qh, 1),
+                    GGUFTOOL_FIELD(signs, 1), GGUFTOOL_FIELD(scales, 1));
+GGUFTOOL_BYTE_ORDER(BlockIq1_S, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1), GGUFTOOL_FIELD(qh, 2));
+GGUFTOOL_BYTE_ORDER(BlockIq1_M, GGUFTOOL_FIELD(qs, 1), GGUFTOOL_FIELD(qh, 1),
+                    GGUFTOOL_FIELD(scales, 2));
+GGUFTOOL_BYTE_ORDER(BlockIq4_NL, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1));
+GGUFTOOL_BYTE_ORDER(BlockIq4_XS, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(scales_h, 2),
+                    GGUFTOOL_FIELD(scales_l, 1), GGUFTOOL_FIELD(qs, 1));
 
 }  // namespace gguftool::formats

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gguftool/byte_order.hpp"
 #include "gguftool/half.hpp"
 #include "gguftool/types.hpp"
 
@@ -20,15 +21,69 @@ namespace gguftool::formats {
 template <class Block>
 inline constexpr size_t kBlockElements = traits(Block::type).block_size;
 
+// The block struct of each quantized type: BlockOf<GgmlType::q4_0>::type is BlockQ4_0 (void for
+// a type without one). GGUFTOOL_CHECK_BLOCK declares it, so whoever needs a type's layout (byte
+// order, the ONNX export) walks the type table and finds the struct.
+template <GgmlType T>
+struct BlockOf {
+    using type = void;
+};
+
 // Ties a block struct to its row of the type table (gguftool/types.hpp), the one place sizes are
 // written: its size must be the bytes per block, and `elements`, the element count its code fields
 // imply (e.g. sizeof(qs) * 2 for 16 bytes of nibbles), the elements per block. The structs hold
 // only byte and 16-bit fields at even offsets (q8_K: a float first), so they have no padding.
 #define GGUFTOOL_CHECK_BLOCK(Block, elements)                                     \
+    template <>                                                                   \
+    struct BlockOf<Block::type> {                                                 \
+        using type = Block;                                                       \
+    };                                                                            \
     static_assert(sizeof(Block) == ::gguftool::traits(Block::type).type_size,     \
                   #Block ": size differs from the type table's bytes per block"); \
     static_assert((elements) == ::gguftool::formats::kBlockElements<Block>,       \
                   #Block ": its fields hold another element count than the type table's")
+
+// Byte order (gguftool/byte_order.hpp, lib/quant/byte_order.cpp): each block struct states the
+// width of the numbers each of its fields holds, as ggml's quantizer writes them and its
+// dequantizer reads them (1: bytes, left as they are; 2 and 4: words, reversed), or why its data
+// has no certain big-endian layout:
+//   GGUFTOOL_BYTE_ORDER(BlockQ4_0, GGUFTOOL_FIELD(d, 2), GGUFTOOL_FIELD(qs, 1));
+//   GGUFTOOL_NO_BYTE_ORDER(BlockIq2_XXS, "why");
+// Offsets and sizes come from the struct (offsetof, sizeof); the fields must cover it in order.
+template <class Block>
+struct ByteOrder;
+
+#define GGUFTOOL_FIELD(member, width)                       \
+    ::gguftool::quant::ByteOrderField {                     \
+        offsetof(Self, member), sizeof(Self::member), width \
+    }
+
+// Fields in order, each a whole number of its words, together exactly `block_bytes`.
+template <size_t N>
+constexpr bool covers(const std::array<quant::ByteOrderField, N> &fields, size_t block_bytes) {
+    uint32_t at = 0;
+    for (const quant::ByteOrderField &f : fields) {
+        if (f.offset != at || f.width == 0 || f.size % f.width != 0) return false;
+        at += f.size;
+    }
+    return at == block_bytes;
+}
+
+#define GGUFTOOL_BYTE_ORDER(Block, ...)                            \
+    template <>                                                    \
+    struct ByteOrder<Block> {                                      \
+        using Self = Block;                                        \
+        static constexpr std::array fields{__VA_ARGS__};           \
+        static constexpr const char *refusal = nullptr;            \
+    };                                                             \
+    static_assert(covers(ByteOrder<Block>::fields, sizeof(Block)), \
+                  #Block ": the byte-order fields do not cover the block")
+#define GGUFTOOL_NO_BYTE_ORDER(Block, reason)                           \
+    template <>                                                         \
+    struct ByteOrder<Block> {                                           \
+        static constexpr std::array<quant::ByteOrderField, 0> fields{}; \
+        static constexpr const char *refusal = reason;                  \
+    }
 
 inline float bits_to_f32(uint32_t u) {
     float f;

@@ -39,3 +39,39 @@ std::span<const Kernel> q1q2_kernels();
 BlockDecoder block_decoder(GgmlType t);
 
 }  // namespace gguftool::formats
+
+// How a family file registers its kernels: one X-list of its formats, X(type, Block) with the
+// GgmlType enumerator and the block struct (formats/blocks.hpp), e.g.
+//   #define GGUFTOOL_LEGACY_FORMATS(X) X(q4_0, BlockQ4_0) X(q4_1, BlockQ4_1) ...
+// and for each format a kernel `<type>_blocks` (templated on kStream when it has a streaming
+// variant). The list is expanded twice:
+//   - inside the per-target namespace, after the kernels:
+//       GGUFTOOL_LEGACY_FORMATS(GGUFTOOL_STREAMING_DECODER)   (kernels templated on kStream)
+//       GGUFTOOL_KQUANT_FORMATS(GGUFTOOL_DECODER)             (kernels without a streaming one)
+//     each defining the entry point decode_<type> (decode_blocks in simd-inl.h);
+//   - once, under HWY_ONCE: GGUFTOOL_FAMILY_KERNELS(legacy, GGUFTOOL_LEGACY_FORMATS), which
+//     defines each entry point's table of targets (GGUFTOOL_EXPORT), the wrapper dispatching to
+//     the best one, and legacy_kernels() with one Kernel row per format.
+// So a format in an existing family is its block struct, its kernel and one entry in the list.
+#define GGUFTOOL_DECODER(type, Block)                                   \
+    void decode_##type(const uint8_t *in, size_t nblocks, float *out) { \
+        decode_blocks<Block>(type##_blocks, in, nblocks, out);          \
+    }
+#define GGUFTOOL_STREAMING_DECODER(type, Block)                                            \
+    void decode_##type(const uint8_t *in, size_t nblocks, float *out) {                    \
+        decode_blocks<Block>(type##_blocks<false>, type##_blocks<true>, in, nblocks, out); \
+    }
+#define GGUFTOOL_DISPATCHER(type, Block)                                   \
+    GGUFTOOL_EXPORT(decode_##type);                                        \
+    static void dispatch_##type(const uint8_t *in, size_t n, float *out) { \
+        GGUFTOOL_DISPATCH(decode_##type)(in, n, out);                      \
+    }
+#define GGUFTOOL_KERNEL_ROW(type, Block) Kernel{GgmlType::type, dispatch_##type},
+#define GGUFTOOL_FAMILY_KERNELS(family, FORMATS)                             \
+    namespace gguftool::formats {                                            \
+    FORMATS(GGUFTOOL_DISPATCHER)                                             \
+    std::span<const Kernel> family##_kernels() {                             \
+        static constexpr Kernel kKernels[] = {FORMATS(GGUFTOOL_KERNEL_ROW)}; \
+        return kKernels;                                                     \
+    }                                                                        \
+    }

@@ -16,6 +16,13 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+// The formats of this file, X(type, Block): each has its kernel <type>_blocks below (formats.hpp).
+// clang-format off
+#define GGUFTOOL_FP4_FORMATS(X) \
+    X(mxfp4, BlockMxfp4)        \
+    X(nvfp4, BlockNvfp4)
+// clang-format on
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 
@@ -103,34 +110,12 @@ void nvfp4_blocks(const uint8_t *in, size_t nblocks, float *out) {
 #endif
 }
 
-// Entry points: the kernels above, streaming large outputs (simd-inl.h).
-void decode_mxfp4(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockMxfp4>(mxfp4_blocks<false>, mxfp4_blocks<true>, in, nblocks, out);
-}
-void decode_nvfp4(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockNvfp4>(nvfp4_blocks<false>, nvfp4_blocks<true>, in, nblocks, out);
-}
+// Entry points decode_<type>: the kernels above, streaming large outputs (simd-inl.h).
+GGUFTOOL_FP4_FORMATS(GGUFTOOL_STREAMING_DECODER)
 
 }  // namespace gguftool::formats::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gguftool::formats {
-
-GGUFTOOL_EXPORT(decode_mxfp4);
-GGUFTOOL_EXPORT(decode_nvfp4);
-
-static void mxfp4(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_mxfp4)(in, n, out);
-}
-static void nvfp4(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_nvfp4)(in, n, out);
-}
-
-std::span<const Kernel> fp4_kernels() {
-    static constexpr Kernel kKernels[] = {{GgmlType::mxfp4, mxfp4}, {GgmlType::nvfp4, nvfp4}};
-    return kKernels;
-}
-
-}  // namespace gguftool::formats
+GGUFTOOL_FAMILY_KERNELS(fp4, GGUFTOOL_FP4_FORMATS)
 #endif  // HWY_ONCE

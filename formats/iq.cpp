@@ -23,6 +23,20 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+// The formats of this file, X(type, Block): each has its kernel <type>_blocks below (formats.hpp).
+// clang-format off
+#define GGUFTOOL_IQ_FORMATS(X) \
+    X(iq2_xxs, BlockIq2_XXS)   \
+    X(iq2_xs, BlockIq2_XS)     \
+    X(iq2_s, BlockIq2_S)       \
+    X(iq3_xxs, BlockIq3_XXS)   \
+    X(iq3_s, BlockIq3_S)       \
+    X(iq1_s, BlockIq1_S)       \
+    X(iq1_m, BlockIq1_M)       \
+    X(iq4_nl, BlockIq4_NL)     \
+    X(iq4_xs, BlockIq4_XS)
+// clang-format on
+
 #ifndef GGUFTOOL_FORMATS_IQ_ONCE
 #define GGUFTOOL_FORMATS_IQ_ONCE
 namespace gguftool::formats {
@@ -427,73 +441,12 @@ void iq4_xs_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-#define GGUFTOOL_IQ_DECODER(name, Block)                                                   \
-    void decode_##name(const uint8_t *in, size_t nblocks, float *out) {                    \
-        decode_blocks<Block>(name##_blocks<false>, name##_blocks<true>, in, nblocks, out); \
-    }
-GGUFTOOL_IQ_DECODER(iq2_xxs, BlockIq2_XXS)
-GGUFTOOL_IQ_DECODER(iq2_xs, BlockIq2_XS)
-GGUFTOOL_IQ_DECODER(iq2_s, BlockIq2_S)
-GGUFTOOL_IQ_DECODER(iq3_xxs, BlockIq3_XXS)
-GGUFTOOL_IQ_DECODER(iq3_s, BlockIq3_S)
-GGUFTOOL_IQ_DECODER(iq1_s, BlockIq1_S)
-GGUFTOOL_IQ_DECODER(iq1_m, BlockIq1_M)
-GGUFTOOL_IQ_DECODER(iq4_nl, BlockIq4_NL)
-GGUFTOOL_IQ_DECODER(iq4_xs, BlockIq4_XS)
-#undef GGUFTOOL_IQ_DECODER
+// Entry points decode_<type>: the kernels above, streaming large outputs (simd-inl.h).
+GGUFTOOL_IQ_FORMATS(GGUFTOOL_STREAMING_DECODER)
 
 }  // namespace gguftool::formats::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gguftool::formats {
-
-GGUFTOOL_EXPORT(decode_iq2_xxs);
-GGUFTOOL_EXPORT(decode_iq2_xs);
-GGUFTOOL_EXPORT(decode_iq2_s);
-GGUFTOOL_EXPORT(decode_iq3_xxs);
-GGUFTOOL_EXPORT(decode_iq3_s);
-GGUFTOOL_EXPORT(decode_iq1_s);
-GGUFTOOL_EXPORT(decode_iq1_m);
-GGUFTOOL_EXPORT(decode_iq4_nl);
-GGUFTOOL_EXPORT(decode_iq4_xs);
-
-static void iq2_xxs(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_iq2_xxs)(in, n, out);
-}
-static void iq2_xs(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_iq2_xs)(in, n, out);
-}
-static void iq2_s(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_iq2_s)(in, n, out);
-}
-static void iq3_xxs(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_iq3_xxs)(in, n, out);
-}
-static void iq3_s(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_iq3_s)(in, n, out);
-}
-static void iq1_s(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_iq1_s)(in, n, out);
-}
-static void iq1_m(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_iq1_m)(in, n, out);
-}
-static void iq4_nl(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_iq4_nl)(in, n, out);
-}
-static void iq4_xs(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_iq4_xs)(in, n, out);
-}
-
-std::span<const Kernel> iq_kernels() {
-    static constexpr Kernel kKernels[] = {
-        {GgmlType::iq2_xxs, iq2_xxs}, {GgmlType::iq2_xs, iq2_xs}, {GgmlType::iq2_s, iq2_s},
-        {GgmlType::iq3_xxs, iq3_xxs}, {GgmlType::iq3_s, iq3_s},   {GgmlType::iq1_s, iq1_s},
-        {GgmlType::iq1_m, iq1_m},     {GgmlType::iq4_nl, iq4_nl}, {GgmlType::iq4_xs, iq4_xs},
-    };
-    return kKernels;
-}
-
-}  // namespace gguftool::formats
+GGUFTOOL_FAMILY_KERNELS(iq, GGUFTOOL_IQ_FORMATS)
 #endif  // HWY_ONCE

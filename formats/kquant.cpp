@@ -19,6 +19,17 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+// The formats of this file, X(type, Block): each has its kernel <type>_blocks below (formats.hpp).
+// clang-format off
+#define GGUFTOOL_KQUANT_FORMATS(X) \
+    X(q2_k, BlockQ2_K)             \
+    X(q3_k, BlockQ3_K)             \
+    X(q4_k, BlockQ4_K)             \
+    X(q5_k, BlockQ5_K)             \
+    X(q6_k, BlockQ6_K)             \
+    X(q8_k, BlockQ8_K)
+// clang-format on
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 namespace {
@@ -292,65 +303,12 @@ void q8_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// Entry points: large outputs are streamed (see decode_blocks in simd-inl.h).
-void decode_q2_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ2_K>(q2_k_blocks, in, nblocks, out);
-}
-void decode_q3_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ3_K>(q3_k_blocks, in, nblocks, out);
-}
-void decode_q4_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ4_K>(q4_k_blocks, in, nblocks, out);
-}
-void decode_q5_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ5_K>(q5_k_blocks, in, nblocks, out);
-}
-void decode_q6_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ6_K>(q6_k_blocks, in, nblocks, out);
-}
-void decode_q8_k(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ8_K>(q8_k_blocks, in, nblocks, out);
-}
+// Entry points decode_<type>: the kernels above, streaming large outputs (simd-inl.h).
+GGUFTOOL_KQUANT_FORMATS(GGUFTOOL_DECODER)
 
 }  // namespace gguftool::formats::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gguftool::formats {
-
-GGUFTOOL_EXPORT(decode_q2_k);
-GGUFTOOL_EXPORT(decode_q3_k);
-GGUFTOOL_EXPORT(decode_q4_k);
-GGUFTOOL_EXPORT(decode_q5_k);
-GGUFTOOL_EXPORT(decode_q6_k);
-GGUFTOOL_EXPORT(decode_q8_k);
-
-static void q2_k(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q2_k)(in, n, out);
-}
-static void q3_k(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q3_k)(in, n, out);
-}
-static void q4_k(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q4_k)(in, n, out);
-}
-static void q5_k(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q5_k)(in, n, out);
-}
-static void q6_k(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q6_k)(in, n, out);
-}
-static void q8_k(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q8_k)(in, n, out);
-}
-
-std::span<const Kernel> kquant_kernels() {
-    static constexpr Kernel kKernels[] = {
-        {GgmlType::q2_k, q2_k}, {GgmlType::q3_k, q3_k}, {GgmlType::q4_k, q4_k},
-        {GgmlType::q5_k, q5_k}, {GgmlType::q6_k, q6_k}, {GgmlType::q8_k, q8_k},
-    };
-    return kKernels;
-}
-
-}  // namespace gguftool::formats
+GGUFTOOL_FAMILY_KERNELS(kquant, GGUFTOOL_KQUANT_FORMATS)
 #endif  // HWY_ONCE

@@ -17,6 +17,17 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+// The formats of this file, X(type, Block): each has its kernel <type>_blocks below (formats.hpp).
+// clang-format off
+#define GGUFTOOL_LEGACY_FORMATS(X) \
+    X(q4_0, BlockQ4_0)             \
+    X(q4_1, BlockQ4_1)             \
+    X(q5_0, BlockQ5_0)             \
+    X(q5_1, BlockQ5_1)             \
+    X(q8_0, BlockQ8_0)             \
+    X(q8_1, BlockQ8_1)
+// clang-format on
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 
@@ -143,65 +154,12 @@ void q8_1_blocks(const uint8_t *in, size_t nblocks, float *out) {
     q8_blocks<BlockQ8_1, kStream>(in, nblocks, out);
 }
 
-// Entry points: the kernels above, streaming large outputs (simd-inl.h).
-void decode_q4_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ4_0>(q4_0_blocks<false>, q4_0_blocks<true>, in, nblocks, out);
-}
-void decode_q4_1(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ4_1>(q4_1_blocks<false>, q4_1_blocks<true>, in, nblocks, out);
-}
-void decode_q5_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ5_0>(q5_0_blocks<false>, q5_0_blocks<true>, in, nblocks, out);
-}
-void decode_q5_1(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ5_1>(q5_1_blocks<false>, q5_1_blocks<true>, in, nblocks, out);
-}
-void decode_q8_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ8_0>(q8_0_blocks<false>, q8_0_blocks<true>, in, nblocks, out);
-}
-void decode_q8_1(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ8_1>(q8_1_blocks<false>, q8_1_blocks<true>, in, nblocks, out);
-}
+// Entry points decode_<type>: the kernels above, streaming large outputs (simd-inl.h).
+GGUFTOOL_LEGACY_FORMATS(GGUFTOOL_STREAMING_DECODER)
 
 }  // namespace gguftool::formats::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gguftool::formats {
-
-GGUFTOOL_EXPORT(decode_q4_0);
-GGUFTOOL_EXPORT(decode_q4_1);
-GGUFTOOL_EXPORT(decode_q5_0);
-GGUFTOOL_EXPORT(decode_q5_1);
-GGUFTOOL_EXPORT(decode_q8_0);
-GGUFTOOL_EXPORT(decode_q8_1);
-
-static void q4_0(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q4_0)(in, n, out);
-}
-static void q4_1(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q4_1)(in, n, out);
-}
-static void q5_0(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q5_0)(in, n, out);
-}
-static void q5_1(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q5_1)(in, n, out);
-}
-static void q8_0(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q8_0)(in, n, out);
-}
-static void q8_1(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q8_1)(in, n, out);
-}
-
-std::span<const Kernel> legacy_kernels() {
-    static constexpr Kernel kKernels[] = {
-        {GgmlType::q4_0, q4_0}, {GgmlType::q4_1, q4_1}, {GgmlType::q5_0, q5_0},
-        {GgmlType::q5_1, q5_1}, {GgmlType::q8_0, q8_0}, {GgmlType::q8_1, q8_1},
-    };
-    return kKernels;
-}
-
-}  // namespace gguftool::formats
+GGUFTOOL_FAMILY_KERNELS(legacy, GGUFTOOL_LEGACY_FORMATS)
 #endif  // HWY_ONCE

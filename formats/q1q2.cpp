@@ -15,6 +15,13 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+// The formats of this file, X(type, Block): each has its kernel <type>_blocks below (formats.hpp).
+// clang-format off
+#define GGUFTOOL_Q1Q2_FORMATS(X) \
+    X(q1_0, BlockQ1_0)           \
+    X(q2_0, BlockQ2_0)
+// clang-format on
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 
@@ -64,34 +71,12 @@ void q2_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// Entry points: the kernels above, streaming large outputs (simd-inl.h).
-void decode_q1_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ1_0>(q1_0_blocks<false>, q1_0_blocks<true>, in, nblocks, out);
-}
-void decode_q2_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockQ2_0>(q2_0_blocks<false>, q2_0_blocks<true>, in, nblocks, out);
-}
+// Entry points decode_<type>: the kernels above, streaming large outputs (simd-inl.h).
+GGUFTOOL_Q1Q2_FORMATS(GGUFTOOL_STREAMING_DECODER)
 
 }  // namespace gguftool::formats::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gguftool::formats {
-
-GGUFTOOL_EXPORT(decode_q1_0);
-GGUFTOOL_EXPORT(decode_q2_0);
-
-static void q1_0(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q1_0)(in, n, out);
-}
-static void q2_0(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_q2_0)(in, n, out);
-}
-
-std::span<const Kernel> q1q2_kernels() {
-    static constexpr Kernel kKernels[] = {{GgmlType::q1_0, q1_0}, {GgmlType::q2_0, q2_0}};
-    return kKernels;
-}
-
-}  // namespace gguftool::formats
+GGUFTOOL_FAMILY_KERNELS(q1q2, GGUFTOOL_Q1Q2_FORMATS)
 #endif  // HWY_ONCE

@@ -15,6 +15,13 @@
 #include "formats.hpp"
 #include "simd-inl.h"
 
+// The formats of this file, X(type, Block): each has its kernel <type>_blocks below (formats.hpp).
+// clang-format off
+#define GGUFTOOL_TERNARY_FORMATS(X) \
+    X(tq1_0, BlockTq1_0)            \
+    X(tq2_0, BlockTq2_0)
+// clang-format on
+
 HWY_BEFORE_NAMESPACE();
 namespace gguftool::formats::HWY_NAMESPACE {
 namespace {
@@ -110,37 +117,12 @@ void tq2_0_blocks(const uint8_t *in, size_t nblocks, float *out) {
     }
 }
 
-// Entry points: large outputs are streamed (see decode_blocks in simd-inl.h).
-void decode_tq1_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockTq1_0>(tq1_0_blocks, in, nblocks, out);
-}
-void decode_tq2_0(const uint8_t *in, size_t nblocks, float *out) {
-    decode_blocks<BlockTq2_0>(tq2_0_blocks, in, nblocks, out);
-}
+// Entry points decode_<type>: the kernels above, streaming large outputs (simd-inl.h).
+GGUFTOOL_TERNARY_FORMATS(GGUFTOOL_DECODER)
 
 }  // namespace gguftool::formats::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gguftool::formats {
-
-GGUFTOOL_EXPORT(decode_tq1_0);
-GGUFTOOL_EXPORT(decode_tq2_0);
-
-static void tq1_0(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_tq1_0)(in, n, out);
-}
-static void tq2_0(const uint8_t *in, size_t n, float *out) {
-    GGUFTOOL_DISPATCH(decode_tq2_0)(in, n, out);
-}
-
-std::span<const Kernel> ternary_kernels() {
-    static constexpr Kernel kKernels[] = {
-        {GgmlType::tq1_0, tq1_0},
-        {GgmlType::tq2_0, tq2_0},
-    };
-    return kKernels;
-}
-
-}  // namespace gguftool::formats
+GGUFTOOL_FAMILY_KERNELS(ternary, GGUFTOOL_TERNARY_FORMATS)
 #endif  // HWY_ONCE

@@ -1,4 +1,4 @@
-// Internal to lib/lower: how each of the 27 formats is lowered, and the field decoders they share.
+// Internal to lib/lower: how each block format is lowered, and the field decoders they share.
 //
 // A format's lowering takes `blocks`, the tensor's bytes as a [nb, bytes per block] UINT8 matrix
 // (nb may be 0 and is not known to the lowering: shapes use -1 for it), and returns FLOAT values in
@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 
 #include "builder.hpp"
 #include "gguftool/types.hpp"
@@ -20,37 +21,21 @@ namespace gguftool::lower::detail {
 
 using FormatLowering = Value (*)(Builder &b, const Value &blocks);
 
-// The lowering of a quantized type (never null for the 27 formats).
+// The lowering of a quantized type (never null for a block format; throws for any other type).
 FormatLowering format_lowering(GgmlType type);
 
-// Family lowerings (lower_<family>.cpp), named as the types.
-Value lower_q4_0(Builder &, const Value &);
-Value lower_q4_1(Builder &, const Value &);
-Value lower_q5_0(Builder &, const Value &);
-Value lower_q5_1(Builder &, const Value &);
-Value lower_q8_0(Builder &, const Value &);
-Value lower_q8_1(Builder &, const Value &);
-Value lower_q1_0(Builder &, const Value &);
-Value lower_q2_0(Builder &, const Value &);
-Value lower_mxfp4(Builder &, const Value &);
-Value lower_nvfp4(Builder &, const Value &);
-Value lower_tq1_0(Builder &, const Value &);
-Value lower_tq2_0(Builder &, const Value &);
-Value lower_q2_k(Builder &, const Value &);
-Value lower_q3_k(Builder &, const Value &);
-Value lower_q4_k(Builder &, const Value &);
-Value lower_q5_k(Builder &, const Value &);
-Value lower_q6_k(Builder &, const Value &);
-Value lower_q8_k(Builder &, const Value &);
-Value lower_iq2_xxs(Builder &, const Value &);
-Value lower_iq2_xs(Builder &, const Value &);
-Value lower_iq2_s(Builder &, const Value &);
-Value lower_iq3_xxs(Builder &, const Value &);
-Value lower_iq3_s(Builder &, const Value &);
-Value lower_iq1_s(Builder &, const Value &);
-Value lower_iq1_m(Builder &, const Value &);
-Value lower_iq4_nl(Builder &, const Value &);
-Value lower_iq4_xs(Builder &, const Value &);
+// Every family file (lower_<family>.cpp) lists its lowerings, one row per format, as
+// formats/<family>.cpp lists its kernels; format_table.cpp joins the families.
+struct Lowering {
+    GgmlType type;
+    FormatLowering lower;
+};
+std::span<const Lowering> legacy_lowerings();
+std::span<const Lowering> kquant_lowerings();
+std::span<const Lowering> iq_lowerings();
+std::span<const Lowering> ternary_lowerings();
+std::span<const Lowering> fp4_lowerings();
+std::span<const Lowering> q1q2_lowerings();
 
 // --- Field decoders (fields.cpp) -------------------------------------------------------------
 

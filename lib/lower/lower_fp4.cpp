@@ -28,8 +28,6 @@ Value e2m1_values(Builder &b, const Value &qs, int64_t n) {
     return nibble_pair_values(b, qs, n, "e2m1x2_by_nibble_pair", kBook);
 }
 
-}  // namespace
-
 // d = e8m0_half(e); y[j] = E2M1x2[qs[j] & 15] * d, y[j + 16] = E2M1x2[qs[j] >> 4] * d.
 Value lower_mxfp4(Builder &b, const Value &blocks) {
     const Value e = b.bytes(blocks, offsetof(BlockMxfp4, e), sizeof(BlockMxfp4::e));
@@ -47,6 +45,16 @@ Value lower_nvfp4(Builder &b, const Value &blocks) {
     const Value d = b.reshape(ue4m3_half(b, sc), {-1, kGroups, 1});
     const Value qs = b.bytes(blocks, offsetof(BlockNvfp4, qs), sizeof(BlockNvfp4::qs));
     return b.mul(b.reshape(e2m1_values(b, qs, n), {-1, kGroups, 2 * n}), d);
+}
+
+}  // namespace
+
+std::span<const Lowering> fp4_lowerings() {
+    static constexpr Lowering kLowerings[] = {
+        {GgmlType::mxfp4, lower_mxfp4},
+        {GgmlType::nvfp4, lower_nvfp4},
+    };
+    return kLowerings;
 }
 
 }  // namespace gguftool::lower::detail

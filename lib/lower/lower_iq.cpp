@@ -207,8 +207,6 @@ Value iq1_shifted_rows(Builder &b) {
     });
 }
 
-}  // namespace
-
 // Sub-block ib: 4 grid index bytes, then the u32 aux (4 sign indices, w).
 Value lower_iq2_xxs(Builder &b, const Value &blocks) {
     using B = BlockIq2_XXS;
@@ -374,8 +372,6 @@ Value lower_iq1_m(Builder &b, const Value &blocks) {
     return scaled(b, values, dl, 2 * kSubBlocks);
 }
 
-namespace {
-
 // The code-book values of rows of 16 code bytes, [rows, 2, 8, 2] in element order.
 Value iq4_values(Builder &b, const Value &codes) {
     static constexpr float kBook[16] = {
@@ -386,8 +382,6 @@ Value iq4_values(Builder &b, const Value &codes) {
     return nibble_pair_values(b, codes, int64_t(sizeof(BlockIq4_NL::qs)),
                               "iq4nl_values_by_nibble_pair", kBook);
 }
-
-}  // namespace
 
 Value lower_iq4_nl(Builder &b, const Value &blocks) {
     using B = BlockIq4_NL;
@@ -420,6 +414,19 @@ Value lower_iq4_xs(Builder &b, const Value &blocks) {
     }();
     const Value dl = b.mul(f16_field(b, blocks, offsetof(B, d)), b.gather(minus_32, ls));
     return scaled(b, q, dl, kSubBlocks);
+}
+
+}  // namespace
+
+std::span<const Lowering> iq_lowerings() {
+    static constexpr Lowering kLowerings[] = {
+        {GgmlType::iq2_xxs, lower_iq2_xxs}, {GgmlType::iq2_xs, lower_iq2_xs},
+        {GgmlType::iq2_s, lower_iq2_s},     {GgmlType::iq3_xxs, lower_iq3_xxs},
+        {GgmlType::iq3_s, lower_iq3_s},     {GgmlType::iq1_s, lower_iq1_s},
+        {GgmlType::iq1_m, lower_iq1_m},     {GgmlType::iq4_nl, lower_iq4_nl},
+        {GgmlType::iq4_xs, lower_iq4_xs},
+    };
+    return kLowerings;
 }
 
 }  // namespace gguftool::lower::detail

@@ -157,8 +157,6 @@ Value scale_and_shift(Builder &b, const Value &q, const Value &dl, const Value &
     return b.sub(b.mul(q, dl), ml);
 }
 
-}  // namespace
-
 // dl_i = d × (scales[i] & 15), ml_i = dmin × (scales[i] >> 4); y = q × dl_i − ml_i.
 Value lower_q2_k(Builder &b, const Value &blocks) {
     static_assert(offsetof(BlockQ2_K, dmin) == offsetof(BlockQ2_K, d) + sizeof(BlockQ2_K::d));
@@ -243,6 +241,16 @@ Value lower_q8_k(Builder &b, const Value &blocks) {
     const Value d = f32_field(b, blocks, offsetof(BlockQ8_K, d));
     const Value qs = b.bytes(blocks, offsetof(BlockQ8_K, qs), sizeof(BlockQ8_K::qs));
     return b.mul(int8_values(b, qs), d);
+}
+
+}  // namespace
+
+std::span<const Lowering> kquant_lowerings() {
+    static constexpr Lowering kLowerings[] = {
+        {GgmlType::q2_k, lower_q2_k}, {GgmlType::q3_k, lower_q3_k}, {GgmlType::q4_k, lower_q4_k},
+        {GgmlType::q5_k, lower_q5_k}, {GgmlType::q6_k, lower_q6_k}, {GgmlType::q8_k, lower_q8_k},
+    };
+    return kLowerings;
 }
 
 }  // namespace gguftool::lower::detail

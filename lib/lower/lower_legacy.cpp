@@ -69,8 +69,6 @@ Value int8_times_d(Builder &b, const Value &blocks) {
     return b.mul(b.cast(b.cast(qs, DataType::int8), DataType::float32), d);
 }
 
-}  // namespace
-
 // y[j] = ((qs[j] & 15) - 8) * d, y[j + 16] = ((qs[j] >> 4) - 8) * d.
 Value lower_q4_0(Builder &b, const Value &blocks) {
     const Value d = f16_field(b, blocks, offsetof(BlockQ4_0, d));
@@ -105,6 +103,16 @@ Value lower_q8_0(Builder &b, const Value &blocks) {
 // y[j] = qs[j] * d; s is not read.
 Value lower_q8_1(Builder &b, const Value &blocks) {
     return int8_times_d<BlockQ8_1>(b, blocks);
+}
+
+}  // namespace
+
+std::span<const Lowering> legacy_lowerings() {
+    static constexpr Lowering kLowerings[] = {
+        {GgmlType::q4_0, lower_q4_0}, {GgmlType::q4_1, lower_q4_1}, {GgmlType::q5_0, lower_q5_0},
+        {GgmlType::q5_1, lower_q5_1}, {GgmlType::q8_0, lower_q8_0}, {GgmlType::q8_1, lower_q8_1},
+    };
+    return kLowerings;
 }
 
 }  // namespace gguftool::lower::detail

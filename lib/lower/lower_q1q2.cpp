@@ -35,8 +35,6 @@ Value bytes_table_times_d(Builder &b, const Value &blocks, const char *name,
     return b.mul(codes, d);
 }
 
-}  // namespace
-
 // y[j] = d if bit j is set, else -d: a multiplication by +1 or -1, which is the sign flip for
 // every d but NaN (any NaN is as good as any other).
 Value lower_q1_0(Builder &b, const Value &blocks) {
@@ -48,6 +46,16 @@ Value lower_q1_0(Builder &b, const Value &blocks) {
 Value lower_q2_0(Builder &b, const Value &blocks) {
     return bytes_table_times_d<BlockQ2_0, 2>(b, blocks, "q2_0_codes",
                                              [](unsigned c) { return float(int(c) - 1); });
+}
+
+}  // namespace
+
+std::span<const Lowering> q1q2_lowerings() {
+    static constexpr Lowering kLowerings[] = {
+        {GgmlType::q1_0, lower_q1_0},
+        {GgmlType::q2_0, lower_q2_0},
+    };
+    return kLowerings;
 }
 
 }  // namespace gguftool::lower::detail

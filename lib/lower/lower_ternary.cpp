@@ -43,8 +43,6 @@ std::vector<Value> tq1_products(Builder &b, const Value &blocks, size_t offset, 
     return t;
 }
 
-}  // namespace
-
 // Elements 0-159: digit n of qs[m] (m < 32) is element 32n + m; 160-239: digit n of qs[32 + m]
 // (m < 16) is 160 + 16n + m; 240-255: digit n < 4 of qh[m] is 240 + 4n + m. y = (digit - 1) * d.
 // The products come digit-major, so one Concat puts them in element order. (Measured in
@@ -75,6 +73,16 @@ Value lower_tq2_0(Builder &b, const Value &blocks) {
     const Value codes = b.concat(fields, 2);  // [nb, 2, 4, 32]
     const Value d = b.reshape(f16_field(b, blocks, offsetof(BlockTq2_0, d)), {-1, 1, 1, 1});
     return ternary_times(b, codes, d);
+}
+
+}  // namespace
+
+std::span<const Lowering> ternary_lowerings() {
+    static constexpr Lowering kLowerings[] = {
+        {GgmlType::tq1_0, lower_tq1_0},
+        {GgmlType::tq2_0, lower_tq2_0},
+    };
+    return kLowerings;
 }
 
 }  // namespace gguftool::lower::detail

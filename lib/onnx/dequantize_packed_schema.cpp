@@ -2,7 +2,10 @@
 // inference, on the rules of gguftool/opset29.hpp.
 #include <onnx/defs/shape_inference.h>
 
+#include <string>
+
 #include "gguftool/onnx_schemas.hpp"
+#include "gguftool/opset29.hpp"
 #include "schemas.hpp"
 
 namespace gguftool::opset29 {
@@ -10,15 +13,14 @@ namespace gguftool::opset29 {
 namespace detail {
 namespace {
 
-constexpr const char *kDoc = R"DOC(
+constexpr const char *kDocHead = R"DOC(
 Dequantizes the packed payload of one quantized tensor. x is a one-dimensional UINT8 tensor
 containing exactly the tensor's bytes; all multibyte fields are little-endian.
 
-format selects the quantization format with a case-sensitive fixed identifier; the gguf: prefix
-names the GGML/GGUF block layouts (gguf:q4_0, gguf:q4_1, gguf:q5_0, gguf:q5_1, gguf:q8_0,
-gguf:q8_1, gguf:q2_k, gguf:q3_k, gguf:q4_k, gguf:q5_k, gguf:q6_k, gguf:q8_k, gguf:iq2_xxs,
-gguf:iq2_xs, gguf:iq3_xxs, gguf:iq1_s, gguf:iq4_nl, gguf:iq3_s, gguf:iq2_s, gguf:iq4_xs,
-gguf:iq1_m, gguf:tq1_0, gguf:tq2_0, gguf:mxfp4, gguf:nvfp4, gguf:q1_0, gguf:q2_0).
+)DOC";
+
+// After the format paragraph.
+constexpr const char *kDocTail = R"DOC(
 
 shape gives the logical output dimensions in ONNX (row-major) order; for a GGUF descriptor
 [ne0, ne1, ...] use shape=[..., ne1, ne0]. Rank is at least one, dimensions are nonnegative, and
@@ -28,6 +30,36 @@ block the input length must be product(shape[:-1]) * (shape[-1] / B) * S.
 Blocks are decoded in input order to FLOAT, reshaped to shape and converted once to output_dtype
 (FLOAT16 and BFLOAT16 round to nearest, ties to even, as in Cast).
 )DOC";
+
+// `text` with its spaces turned into line breaks where a line would pass `width` columns.
+std::string wrapped(const std::string &text, size_t width) {
+    std::string out;
+    size_t line = 0;  // where the current line starts in `out`
+    for (size_t at = 0; at < text.size();) {
+        size_t end = text.find(' ', at);
+        if (end == std::string::npos) end = text.size();
+        if (at > 0) out += out.size() - line + 1 + (end - at) > width ? '\n' : ' ';
+        if (out.back() == '\n') line = out.size();
+        out.append(text, at, end - at);
+        at = end + 1;
+    }
+    return out;
+}
+
+// The format paragraph names every block format of the type table by its identifier.
+std::string doc() {
+    std::string formats;
+    for (uint32_t id = 0; id < kGgmlTypeCount; ++id)
+        if (kTypeTable[id].quantized)
+            formats += (formats.empty() ? "" : ", ") + format_name(static_cast<GgmlType>(id));
+    return kDocHead +
+           wrapped(
+               "format selects the quantization format with a case-sensitive fixed "
+               "identifier; the gguf: prefix names the GGML/GGUF block layouts (" +
+                   formats + ").",
+               99) +
+           kDocTail;
+}
 
 void infer(onnx::InferenceContext &ctx) {
     const onnx::AttributeProto *format = ctx.getAttribute("format");
@@ -70,7 +102,7 @@ onnx::OpSchema dequantize_packed_schema() {
         .SetDomain(onnx::ONNX_DOMAIN)
         .SinceVersion(kOpsetVersion)
         .SetSupportLevel(onnx::OpSchema::SupportType::COMMON)
-        .SetDoc(kDoc)
+        .SetDoc(doc())
         .Attr("format", "ONNX-defined, case-sensitive fixed quantization format identifier.",
               onnx::AttributeProto::STRING, true)
         .Attr("shape", "Logical output dimensions in ONNX order; rank at least one.",

@@ -19,10 +19,11 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <optional>
 #include <vector>
 
+#include "formats/blocks.hpp"
 #include "formats/codebooks/iq4_values.hpp"
-#include "formats/common.hpp"
 #include "formats/e2m1_table.hpp"
 #include "gguftool/onnx_schemas.hpp"
 #include "plan.hpp"
@@ -30,46 +31,38 @@
 namespace gguftool::onnx_export::detail {
 namespace {
 
+using namespace formats;  // the block structs, whose fields give every offset below
+
 // The 4-bit code of element e of a 32-element block whose nibbles are at qs: elements 0..15 are
 // the low nibbles of qs[0..15], elements 16..31 the high ones (q4_0 q4_1 iq4_nl mxfp4).
 inline unsigned nibble(const uint8_t *qs, unsigned e) {
     return e < 16 ? qs[e] & 0x0F : qs[e - 16] >> 4;
 }
 
+// Element e's unsigned code in block b, per layout.
+template <class Block>
+unsigned nibble_code(const uint8_t *b, unsigned e) {
+    return nibble(b + offsetof(Block, qs), e);
+}
 // q5_0 / q5_1: the nibble plus bit e of the 32-bit qh as the fifth bit.
-inline unsigned five_bits(const uint8_t *qh, const uint8_t *qs, unsigned e) {
-    return nibble(qs, e) | ((qh[e / 8] >> (e % 8)) & 1u) << 4;
-}
-
-// Element e's unsigned code, per format.
-unsigned q4_0_code(const uint8_t *b, unsigned e) {
-    return nibble(b + 2, e);
-}
-unsigned q4_1_code(const uint8_t *b, unsigned e) {
-    return nibble(b + 4, e);
-}
-unsigned q5_0_code(const uint8_t *b, unsigned e) {
-    return five_bits(b + 2, b + 6, e);
-}
-unsigned q5_1_code(const uint8_t *b, unsigned e) {
-    return five_bits(b + 4, b + 8, e);
+template <class Block>
+unsigned five_bit_code(const uint8_t *b, unsigned e) {
+    const uint8_t *qh = b + offsetof(Block, qh);
+    return nibble_code<Block>(b, e) | ((qh[e / 8] >> (e % 8)) & 1u) << 4;
 }
 // int8 codes with the sign bit flipped are unsigned codes + 128.
-unsigned q8_0_code(const uint8_t *b, unsigned e) {
-    return b[2 + e] ^ 0x80u;
+template <class Block>
+unsigned int8_code(const uint8_t *b, unsigned e) {
+    return b[offsetof(Block, qs) + e] ^ 0x80u;
 }
-unsigned q1_0_code(const uint8_t *b, unsigned e) {
-    return (b[2 + e / 8] >> (e % 8)) & 1u;
+// Codes of Bits bits packed in qs lowest bits first (q1_0, q2_0).
+template <class Block, unsigned Bits>
+unsigned packed_code(const uint8_t *b, unsigned e) {
+    return (b[offsetof(Block, qs) + e * Bits / 8] >> (e * Bits % 8)) & ((1u << Bits) - 1);
 }
-unsigned q2_0_code(const uint8_t *b, unsigned e) {
-    return (b[2 + e / 4] >> (e % 4 * 2)) & 3u;
-}
-// tq2_0 stores element 128j + 32l + m in bits 2l of qs[32j + m]; d follows the 64 code bytes.
+// tq2_0 stores element 128j + 32l + m in bits 2l of qs[32j + m].
 unsigned tq2_0_code(const uint8_t *b, unsigned e) {
-    return (b[e / 128 * 32 + e % 32] >> (e % 128 / 32 * 2)) & 3u;
-}
-unsigned mxfp4_code(const uint8_t *b, unsigned e) {
-    return nibble(b + 1, e);
+    return (b[offsetof(BlockTq2_0, qs) + e / 128 * 32 + e % 32] >> (e % 128 / 32 * 2)) & 3u;
 }
 
 // Writes each block's codes LSB-first, Bits per code, in element order.
@@ -92,29 +85,32 @@ void pack_codes(const uint8_t *in, size_t nblocks, size_t block_bytes, unsigned 
 // q1_0: bit e is ±d; the code book {-1, 1} times d gives ggml's d and -d.
 constexpr int8_t kSigns[2] = {-1, 1};
 
-// One format's Unpack form.
+// One format's Unpack form. A block format not listed here has none: its codes are not one
+// bit-field per element under one scale (and offset) per block, and unpack mode falls back to
+// DequantizePacked for it.
 struct Form {
     GgmlType type;
     unsigned bits;
     PackCodes pack;
-    int bias;                      // subtracted from the codes (0: none)
-    std::span<const int8_t> book;  // code -> value, looked up with Gather (empty: none)
-    int scale_at;                  // byte offset of the fp16 scale d; -1: an E8M0 byte at 0 (mxfp4)
-    int offset_at;                 // byte offset of the fp16 offset m, or -1
+    int bias;                         // subtracted from the codes (0: none)
+    std::span<const int8_t> book;     // code -> value, looked up with Gather (empty: none)
+    size_t scale_at;                  // byte offset of the scale: fp16 d, or mxfp4's E8M0 byte
+    bool e8m0;                        // the scale is an E8M0 exponent byte (mxfp4)
+    std::optional<size_t> offset_at;  // byte offset of the fp16 offset m, if any
 };
 
 // clang-format off
 constexpr Form kForms[] = {
-    {GgmlType::q4_0,   4, pack_codes<4, q4_0_code>,  8,   {},                                0,  -1},
-    {GgmlType::q4_1,   4, pack_codes<4, q4_1_code>,  0,   {},                                0,  2},
-    {GgmlType::q5_0,   5, pack_codes<5, q5_0_code>,  16,  {},                                0,  -1},
-    {GgmlType::q5_1,   5, pack_codes<5, q5_1_code>,  0,   {},                                0,  2},
-    {GgmlType::q8_0,   8, pack_codes<8, q8_0_code>,  128, {},                                0,  -1},
-    {GgmlType::q1_0,   1, pack_codes<1, q1_0_code>,  0,   kSigns,                            0,  -1},
-    {GgmlType::q2_0,   2, pack_codes<2, q2_0_code>,  1,   {},                                0,  -1},
-    {GgmlType::tq2_0,  2, pack_codes<2, tq2_0_code>, 1,   {},                                64, -1},
-    {GgmlType::iq4_nl, 4, pack_codes<4, q4_0_code>,  0,   formats::codebooks::kvalues_iq4nl, 0,  -1},
-    {GgmlType::mxfp4,  4, pack_codes<4, mxfp4_code>, 0,   formats::kE2m1Doubled,             -1, -1},
+    {BlockQ4_0::type,   4, pack_codes<4, nibble_code<BlockQ4_0>>,      8,   {},     offsetof(BlockQ4_0, d),   false, {}},
+    {BlockQ4_1::type,   4, pack_codes<4, nibble_code<BlockQ4_1>>,      0,   {},     offsetof(BlockQ4_1, d),   false, offsetof(BlockQ4_1, m)},
+    {BlockQ5_0::type,   5, pack_codes<5, five_bit_code<BlockQ5_0>>,    16,  {},     offsetof(BlockQ5_0, d),   false, {}},
+    {BlockQ5_1::type,   5, pack_codes<5, five_bit_code<BlockQ5_1>>,    0,   {},     offsetof(BlockQ5_1, d),   false, offsetof(BlockQ5_1, m)},
+    {BlockQ8_0::type,   8, pack_codes<8, int8_code<BlockQ8_0>>,        128, {},     offsetof(BlockQ8_0, d),   false, {}},
+    {BlockQ1_0::type,   1, pack_codes<1, packed_code<BlockQ1_0, 1>>,   0,   kSigns, offsetof(BlockQ1_0, d),   false, {}},
+    {BlockQ2_0::type,   2, pack_codes<2, packed_code<BlockQ2_0, 2>>,   1,   {},     offsetof(BlockQ2_0, d),   false, {}},
+    {BlockTq2_0::type,  2, pack_codes<2, tq2_0_code>,                  1,   {},     offsetof(BlockTq2_0, d),  false, {}},
+    {BlockIq4_NL::type, 4, pack_codes<4, nibble_code<BlockIq4_NL>>,    0,   codebooks::kvalues_iq4nl, offsetof(BlockIq4_NL, d), false, {}},
+    {BlockMxfp4::type,  4, pack_codes<4, nibble_code<BlockMxfp4>>,     0,   kE2m1Doubled, offsetof(BlockMxfp4, e), true, {}},
 };
 // clang-format on
 
@@ -163,16 +159,16 @@ bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, DataType out) {
                                            f.pack(in, n, block_bytes, block_size, dst);
                                        });
                   });
-    const bool e8m0 = f.scale_at < 0;
+    const bool e8m0 = f.e8m0;
     const size_t scale_width = e8m0 ? 1 : 2;
-    const BlockTransform scale_field = field(block_bytes, e8m0 ? 0 : f.scale_at, scale_width);
+    const BlockTransform scale_field = field(block_bytes, f.scale_at, scale_width);
     const std::string scales = g.payload(
         name + ":scales", e8m0 ? DataType::uint8 : DataType::float16, {blocks},
         nblocks * scale_width,
         [=](Sink &s) { transform_blocks(s, data, block_bytes, scale_width, scale_field); });
     std::string offsets;
-    if (f.offset_at >= 0) {
-        const BlockTransform offset_field = field(block_bytes, f.offset_at, 2);
+    if (f.offset_at) {
+        const BlockTransform offset_field = field(block_bytes, *f.offset_at, 2);
         offsets =
             g.payload(name + ":offsets", DataType::float16, {blocks}, nblocks * 2,
                       [=](Sink &s) { transform_blocks(s, data, block_bytes, 2, offset_field); });
