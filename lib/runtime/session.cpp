@@ -172,7 +172,7 @@ void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
             in.push_back(&t);
             bytes_read += t.nbytes();
         }
-        detail::OpContext ctx(p, node.op->since, backend, external, std::move(in));
+        detail::OpContext ctx(*node.op, p, backend, external, std::move(in));
         const uint64_t calls_before = impl_->profile ? backend.device_calls() : 0;
         const auto start = std::chrono::steady_clock::now();
         try {

@@ -64,7 +64,12 @@ void CpuBackend::where(const DeviceTensor &condition, const DeviceTensor &x, con
     });
 }
 
-void CpuBackend::neg(const DeviceTensor &x, DeviceTensor &y) {
+namespace {
+
+// Neg: signed integers wrap (the minimum stays), floats flip the sign bit (NaNs too).
+void neg(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &x = *args.inputs[0];
+    DeviceTensor &y = args.outputs[0];
     const uint64_t n = x.elements();
     if (n == 0) return;
     const size_t es = dtype_size(x.dtype);
@@ -77,13 +82,22 @@ void CpuBackend::neg(const DeviceTensor &x, DeviceTensor &y) {
         const W *in = reinterpret_cast<const W *>(px);
         W *out = reinterpret_cast<W *>(py);
         const W sign = W(W(1) << (es * 8 - 1));
-        parallel_for(n, threads_, kGrain, [&](uint64_t b, uint64_t e) {
+        parallel_for(n, cpu.threads(), kGrain, [&](uint64_t b, uint64_t e) {
             if (floating)
                 for (uint64_t i = b; i < e; ++i) out[i] = W(in[i] ^ sign);
             else
                 for (uint64_t i = b; i < e; ++i) out[i] = W(W(0) - in[i]);
         });
     });
+}
+
+}  // namespace
+
+std::span<const CpuKernel> where_neg_kernels() {
+    static constexpr CpuKernel rows[] = {
+        {"Neg", neg},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::cpu
