@@ -49,10 +49,6 @@ void Backend::cast(const DeviceTensor &, DeviceTensor &) {
 void Backend::binary(BinaryOp, const DeviceTensor &, const DeviceTensor &, DeviceTensor &) {
     no_kernel(*this, "binary");
 }
-void Backend::where(const DeviceTensor &, const DeviceTensor &, const DeviceTensor &,
-                    DeviceTensor &) {
-    no_kernel(*this, "where");
-}
 void Backend::slice(std::span<const int64_t>, std::span<const int64_t>, const DeviceTensor &,
                     DeviceTensor &) {
     no_kernel(*this, "slice");

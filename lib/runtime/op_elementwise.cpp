@@ -144,8 +144,8 @@ void run_where(OpContext &ctx) {
                                 dtype_name(x.dtype), dtype_name(y.dtype)));
     const Shape shape = broadcast(broadcast(c.shape, x.shape), y.shape);
     shape_elements(shape, "output");
-    DeviceTensor &out = ctx.allocate_output(ctx.output_dtype(), shape);
-    ctx.backend().where(c, x, y, out);
+    ctx.allocate_output(ctx.output_dtype(), shape);
+    ctx.run_kernel();
 }
 
 // Where's output has the type of x (input 1).
@@ -166,8 +166,19 @@ std::span<const OpDef> elementwise_ops() {
         {"BitwiseAnd", 18, {}, 2, 2, 1, 1, {}, run_bitwise_and},
         {"BitShift", 11, {}, 2, 2, 1, 1, {"direction"}, run_bit_shift},
         {"Equal", 7, {11, 13, 19}, 2, 2, 1, 1, {}, run_equal, bool_output},
-        {"Neg", 6, {13}, 1, 1, 1, 1, {}, run_neg, same_as_input0, false, true},
-        {"Where", 9, {16}, 3, 3, 1, 1, {}, run_where, where_dtype},
+        {"Neg", 6, {13}, 1, 1, 1, 1, {}, run_neg, same_as_input0, /*view=*/false, /*kernel=*/true},
+        {"Where",
+         9,
+         {16},
+         3,
+         3,
+         1,
+         1,
+         {},
+         run_where,
+         where_dtype,
+         /*view=*/false,
+         /*kernel=*/true},
     };
     return rows;
 }

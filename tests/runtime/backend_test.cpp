@@ -17,7 +17,7 @@ public:
 
     // The registered kernels: the CPU backend's, through device copies.
     ForeignBackend() {
-        for (const char *op : {"Neg"})
+        for (const char *op : {"Neg", "Where"})
             register_kernel(op, [this, op](const rt::KernelArgs &a) {
                 std::vector<DeviceTensor> copies;
                 for (const DeviceTensor *t : a.inputs)
@@ -65,10 +65,6 @@ public:
     void binary(rt::BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
                 DeviceTensor &y) override {
         run(y, [&](DeviceTensor &out) { cpu_->binary(op, on_cpu(a), on_cpu(b), out); });
-    }
-    void where(const DeviceTensor &c, const DeviceTensor &x, const DeviceTensor &y,
-               DeviceTensor &out) override {
-        run(out, [&](DeviceTensor &o) { cpu_->where(on_cpu(c), on_cpu(x), on_cpu(y), o); });
     }
     void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
                const DeviceTensor &x, DeviceTensor &y) override {

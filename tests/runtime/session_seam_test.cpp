@@ -36,7 +36,7 @@ public:
     // The registered kernels: the CPU backend's, counted.
     explicit TestBackend(Record &record, bool kernels = true) : record_(record) {
         if (!kernels) return;
-        for (const char *op : {"Neg"})
+        for (const char *op : {"Neg", "Where"})
             register_kernel(op, [this, op](const rt::KernelArgs &a) {
                 ++record_.calls[op];
                 (*cpu_->kernel(op))(a);
@@ -87,11 +87,6 @@ public:
                 DeviceTensor &y) override {
         ++record_.calls["binary"];
         cpu_->binary(op, a, b, y);
-    }
-    void where(const DeviceTensor &c, const DeviceTensor &x, const DeviceTensor &y,
-               DeviceTensor &out) override {
-        ++record_.calls["where"];
-        cpu_->where(c, x, y, out);
     }
     void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
                const DeviceTensor &x, DeviceTensor &y) override {

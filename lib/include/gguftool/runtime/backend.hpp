@@ -195,10 +195,6 @@ public:
     void mul(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
         binary(BinaryOp::mul, a, b, y);
     }
-    // Where: condition BOOL (any non-zero byte is true), x, y and out of one type; the three
-    // broadcast (NumPy rules) to out.
-    virtual void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
-                       DeviceTensor &out);
     // Slice: y[i0, i1, ...] = x[starts[0] + i0 * steps[0], starts[1] + i1 * steps[1], ...], one
     // start and one non-zero step per axis of x, every index read in range.
     virtual void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,

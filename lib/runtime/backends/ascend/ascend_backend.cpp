@@ -103,6 +103,9 @@ Scalar::~Scalar() {
 
 AscendBackend::AscendBackend(int device) : device_(std::make_shared<Device>(device)) {
     register_kernel("Neg", [this](const KernelArgs &a) { neg(*a.inputs[0], a.outputs[0]); });
+    register_kernel("Where", [this](const KernelArgs &a) {
+        where(*a.inputs[0], *a.inputs[1], *a.inputs[2], a.outputs[0]);
+    });
 }
 
 std::string AscendBackend::description() const {

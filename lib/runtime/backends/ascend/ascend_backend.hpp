@@ -95,8 +95,6 @@ public:
     void cast(const DeviceTensor &x, DeviceTensor &y) override;
     void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
                 DeviceTensor &y) override;
-    void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
-               DeviceTensor &out) override;
     void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
                const DeviceTensor &x, DeviceTensor &y) override;
     void transpose(std::span<const size_t> perm, const DeviceTensor &x, DeviceTensor &y) override;
@@ -118,6 +116,8 @@ private:
     DeviceTensor converted(const DeviceTensor &x, DataType to);
     // The registered kernels (Backend::register_kernel), by operator.
     void neg(const DeviceTensor &x, DeviceTensor &y);
+    void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
+               DeviceTensor &out);
     void shift(bool left, const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y);
     void bitwise_and(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y);
     void copy(const DeviceTensor &src, const Shape &dims, const std::vector<int64_t> &strides,

@@ -14,7 +14,7 @@ struct CpuKernel {
     const char *op_type;
     void (*run)(CpuBackend &cpu, const KernelArgs &args);
 };
-std::span<const CpuKernel> where_neg_kernels();  // Neg
+std::span<const CpuKernel> where_neg_kernels();  // Where, Neg
 
 class CpuBackend final : public Backend {
 public:
@@ -33,8 +33,6 @@ public:
     void cast(const DeviceTensor &x, DeviceTensor &y) override;
     void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
                 DeviceTensor &y) override;
-    void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
-               DeviceTensor &out) override;
     void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
                const DeviceTensor &x, DeviceTensor &y) override;
     void transpose(std::span<const size_t> perm, const DeviceTensor &x, DeviceTensor &y) override;
