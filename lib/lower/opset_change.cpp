@@ -4,6 +4,10 @@
 // by that opset's definition. ONNX 1.12 (linked here) knows each operator's definitions up to opset
 // 17; for the later opsets this table, taken from ONNX's operator changelog, lists the versions
 // that changed an operator's meaning (not only widened its type lists) and the operators added.
+// It covers every ONNX operator a lowered model may keep, not only those the runtime executes,
+// and names meaning changes, where the runtime's rows (lib/runtime/op_*.cpp) list the versions
+// that only widened types; so it is not derived from those rows (and lib/lower comes below
+// lib/runtime: the runtime's backend_fit calls the lowering).
 #include "opset_change.hpp"
 
 #include <fmt/format.h>

@@ -4,50 +4,23 @@
 #include <cmath>
 #include <cstring>
 
-#include "gguftool/half.hpp"
+#include "dtype_dispatch.hpp"
 #include "gguftool/runtime.hpp"
 
 namespace gguftool::runtime {
 namespace {
 
+// Element i of a floating tensor.
 double float_at(const Tensor &t, uint64_t i) {
-    switch (t.dtype()) {
-        case DataType::float32:
-            return t.data_as<float>()[i];
-        case DataType::float64:
-            return t.data_as<double>()[i];
-        case DataType::float16:
-            return fp16_to_f32(t.data_as<uint16_t>()[i]);
-        case DataType::bfloat16:
-            return bf16_to_f32(t.data_as<uint16_t>()[i]);
-        default:
-            return 0;
-    }
+    if (!is_floating(t.dtype())) return 0;
+    return detail::with_value(t.dtype(), t.data(), i, [](auto v) { return double(v); });
 }
 
+// Element i of an integer or bool tensor, for messages.
 std::string int_at(const Tensor &t, uint64_t i) {
-    switch (t.dtype()) {
-        case DataType::uint8:
-            return std::to_string(t.data_as<uint8_t>()[i]);
-        case DataType::int8:
-            return std::to_string(t.data_as<int8_t>()[i]);
-        case DataType::uint16:
-            return std::to_string(t.data_as<uint16_t>()[i]);
-        case DataType::int16:
-            return std::to_string(t.data_as<int16_t>()[i]);
-        case DataType::uint32:
-            return std::to_string(t.data_as<uint32_t>()[i]);
-        case DataType::int32:
-            return std::to_string(t.data_as<int32_t>()[i]);
-        case DataType::uint64:
-            return std::to_string(t.data_as<uint64_t>()[i]);
-        case DataType::int64:
-            return std::to_string(t.data_as<int64_t>()[i]);
-        case DataType::bool_:
-            return t.data()[i] ? "true" : "false";
-        default:
-            return "?";
-    }
+    if (t.dtype() == DataType::bool_) return t.data()[i] ? "true" : "false";
+    if (!is_integer(t.dtype())) return "?";
+    return detail::with_value(t.dtype(), t.data(), i, [](auto v) { return std::to_string(v); });
 }
 
 // The multi-index of flat element i, for messages.

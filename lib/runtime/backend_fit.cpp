@@ -21,17 +21,12 @@ using Kind = Capability::Kind;
 // How many refused nodes an error lists before "and N more".
 constexpr size_t kListedRefusals = 10;
 
-std::optional<std::string> string_attribute(const onnx::NodeProto &n, std::string_view name) {
-    const onnx::AttributeProto *a = find_attribute(n, name);
-    if (!a || a->type() != onnx::AttributeProto::STRING) return std::nullopt;
-    return a->s();
-}
-
 // DequantizePacked's format, as its operator reads it (opset29::format_type); nullopt when the
 // attribute is missing or names no format (the node reports that when it runs).
 std::optional<GgmlType> dequantize_format(const onnx::NodeProto &n) {
-    const std::optional<std::string> format = string_attribute(n, "format");
-    return format ? opset29::format_type(*format) : std::nullopt;
+    const onnx::AttributeProto *a = find_attribute(n, "format");
+    if (!a || a->type() != onnx::AttributeProto::STRING) return std::nullopt;
+    return opset29::format_type(a->s());
 }
 
 OpQuery op_query(const Node &node, NodeDtypes types) {
@@ -42,13 +37,17 @@ OpQuery op_query(const Node &node, NodeDtypes types) {
     q.inputs = std::move(types.inputs);
     q.outputs = std::move(types.outputs);
     if (q.op_type == "DequantizePacked") q.format = dequantize_format(n);
-    if (q.op_type == "BitShift") q.direction = string_attribute(n, "direction").value_or("");
-    if (q.op_type == "Mod") {
-        const onnx::AttributeProto *fmod = find_attribute(n, "fmod");
-        if (fmod && fmod->type() == onnx::AttributeProto::INT && fmod->i() == 1)
-            q.direction = "fmod";
-    }
+    q.attributes = typed_attributes(n);
     return q;
+}
+
+// The backend's answer for one node: an operator that runs a registered kernel the backend does
+// not have is unsupported without asking.
+Capability answer(const Backend &backend, const Node &node, NodeDtypes types) {
+    if (node.op->kernel && !backend.kernel(node.op->op_type))
+        return {Kind::unsupported,
+                fmt::format("the {} backend has no {}", backend.name(), node.op->op_type)};
+    return backend.query(op_query(node, std::move(types)));
 }
 
 std::vector<Capability> ask(const Model &model, const Backend &backend) {
@@ -57,7 +56,7 @@ std::vector<Capability> ask(const Model &model, const Backend &backend) {
     std::vector<Capability> answers;
     answers.reserve(m.order.size());
     for (size_t i = 0; i < m.order.size(); ++i)
-        answers.push_back(backend.query(op_query(m.order[i], std::move(types[i]))));
+        answers.push_back(answer(backend, m.order[i], std::move(types[i])));
     return answers;
 }
 

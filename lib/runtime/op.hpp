@@ -1,14 +1,19 @@
-// What an operator implementation sees: its node, its inputs on the backend, typed attribute
-// access with validation, and where to put its outputs (internal to lib/runtime).
+// An operator is its rows (OpDef: versions, arity, attributes, output type, run function), kept
+// beside its run function in an op_*.cpp file; op_registry.cpp joins every file's rows into the
+// table. What a run function sees is an OpContext: its node, its inputs on the backend, typed
+// attribute access with validation, and where to put its outputs (internal to lib/runtime).
 //
 // Operators validate everything that does not depend on data values (attributes, dtypes, shapes),
-// allocate their outputs, and call one Backend function. They throw gguftool::Error with the bare
-// problem; the session prefixes the model and the node.
+// allocate their outputs, and call one Backend function or the backend's registered kernel
+// (run_kernel). They throw gguftool::Error with the bare problem; the session prefixes the model
+// and the node.
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
+#include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,16 +24,12 @@
 
 namespace gguftool::runtime::detail {
 
+struct OpDef;
+
 class OpContext {
 public:
-    OpContext(const onnx::NodeProto &node, int version, Backend &backend, ExternalData &external,
-              std::vector<const DeviceTensor *> inputs)
-        : node_(node),
-          version_(version),
-          backend_(backend),
-          external_(external),
-          inputs_(std::move(inputs)),
-          outputs_(size_t(node.output_size())) {}
+    OpContext(const OpDef &def, const onnx::NodeProto &node, Backend &backend,
+              ExternalData &external, std::vector<const DeviceTensor *> inputs);
 
     const onnx::NodeProto &node() const { return node_; }
     int version() const { return version_; }  // the operator version whose semantics apply
@@ -47,8 +48,14 @@ public:
 
     void set_output(size_t i, DeviceTensor t) { outputs_.at(i) = std::move(t); }
     std::vector<DeviceTensor> &outputs() { return outputs_; }
+    // The type of output 0 by the operator's row (OpDef::output_dtype), from the inputs' types:
+    // what dtype inference says before the node runs.
+    DataType output_dtype() const;
     // Allocates output 0 on the backend.
     DeviceTensor &allocate_output(DataType dtype, const Shape &shape);
+    // Runs the backend's registered kernel for this operator on the inputs and the outputs
+    // (allocated first) with `attributes`; throws when the backend has none.
+    void run_kernel(const Attributes &attributes = {});
 
     // Attributes. Each checks the attribute's declared type; absent gives nullopt / the default.
     const onnx::AttributeProto *attribute(std::string_view name) const;
@@ -66,6 +73,7 @@ private:
     const onnx::AttributeProto *typed(std::string_view name,
                                       onnx::AttributeProto::AttributeType type) const;
 
+    const OpDef &def_;
     const onnx::NodeProto &node_;
     int version_;
     Backend &backend_;
@@ -76,8 +84,27 @@ private:
 
 // The attribute `name` of `node`, or nullptr (no type check: OpContext's accessors check).
 const onnx::AttributeProto *find_attribute(const onnx::NodeProto &node, std::string_view name);
+// An INT attribute naming an element type; `absent` when the node does not have it, undefined
+// when it is not an INT or names no type.
+DataType attribute_dtype(const onnx::NodeProto &node, std::string_view name, DataType absent);
+// The node's INT, FLOAT, STRING and INTS attributes, typed.
+Attributes typed_attributes(const onnx::NodeProto &node);
 
-// One operator version: arity, the attributes it accepts, and its implementation.
+// The type of a node's output 0, from the node and its inputs' types (undefined: unknown). Dtype
+// inference applies it before anything runs, and the operator allocates with it (output_dtype()).
+using OutputDtypeRule = DataType (*)(const onnx::NodeProto &node, std::span<const DataType> inputs);
+
+// Output-type rules several operators share.
+DataType same_as_input0(const onnx::NodeProto &, std::span<const DataType> inputs);
+DataType bool_output(const onnx::NodeProto &, std::span<const DataType>);
+DataType int64_output(const onnx::NodeProto &, std::span<const DataType>);
+DataType uint8_output(const onnx::NodeProto &, std::span<const DataType>);
+DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataType>);  // "to"
+
+// Any number of inputs (max_inputs).
+inline constexpr int kMany = std::numeric_limits<int>::max();
+
+// One operator version: arity, the attributes it accepts, its output type and its implementation.
 using OpFn = void (*)(OpContext &);
 struct OpDef {
     std::string_view op_type;
@@ -89,7 +116,11 @@ struct OpDef {
     int min_outputs, max_outputs;
     std::vector<std::string_view> attributes;
     OpFn run;
+    OutputDtypeRule output_dtype = same_as_input0;
     bool view = false;  // output shares the input's buffer (Reshape, Unsqueeze, Identity, BitCast)
+    // Runs the backend's registered kernel for op_type (OpContext::run_kernel): a backend that
+    // registers none has the node reported unsupported before anything runs.
+    bool kernel = false;
 
     // The ONNX version of this operator that a model of `opset` uses ("Identity-25").
     int onnx_version(int64_t opset) const {
@@ -106,32 +137,15 @@ const OpDef *find_op(std::string_view op_type, int64_t opset, std::string *why);
 // The highest default-domain opset this runtime knows.
 inline constexpr int64_t kMaxOpset = 29;
 
-// Implementations (op_*.cpp).
-void run_dequantize_packed(OpContext &ctx);
-void run_unpack(OpContext &ctx);
-void run_unsqueeze(OpContext &ctx);
-void run_one_hot(OpContext &ctx);
-void run_cast(OpContext &ctx);
-void run_add(OpContext &ctx);
-void run_sub(OpContext &ctx);
-void run_mul(OpContext &ctx);
-void run_div(OpContext &ctx);
-void run_mod(OpContext &ctx);
-void run_min(OpContext &ctx);
-void run_bitwise_and(OpContext &ctx);
-void run_bit_shift(OpContext &ctx);
-void run_equal(OpContext &ctx);
-void run_neg(OpContext &ctx);
-void run_where(OpContext &ctx);
-void run_gather(OpContext &ctx);
-void run_slice(OpContext &ctx);
-void run_transpose(OpContext &ctx);
-void run_range(OpContext &ctx);
-void run_reshape(OpContext &ctx);
-void run_identity(OpContext &ctx);
-void run_bitcast(OpContext &ctx);
-void run_shape(OpContext &ctx);
-void run_concat(OpContext &ctx);
-void run_constant(OpContext &ctx);
+// Each op_*.cpp file's rows (op_registry.cpp joins them into the table; a new op_*.cpp file adds
+// its function here and there).
+std::span<const OpDef> compute_ops();  // Cast, Gather, Concat, Constant
+std::span<const OpDef> dequantize_packed_ops();
+std::span<const OpDef> elementwise_ops();  // Add, Sub, ..., Neg, Where
+std::span<const OpDef> layout_ops();       // Slice, Transpose
+std::span<const OpDef> one_hot_ops();
+std::span<const OpDef> range_ops();
+std::span<const OpDef> shape_ops();  // Unsqueeze, Reshape, Identity, BitCast, Shape
+std::span<const OpDef> unpack_ops();
 
 }  // namespace gguftool::runtime::detail

@@ -4,6 +4,7 @@
 #include "op.hpp"
 
 namespace gguftool::runtime::detail {
+namespace {
 
 void run_cast(OpContext &ctx) {
     const DataType dtype = ctx.attr_dtype("to");
@@ -87,6 +88,54 @@ void run_constant(OpContext &ctx) {
         t = Tensor::from_values(DataType::int64, {int64_t(is->size())}, *is);
     }
     ctx.set_output(0, ctx.backend().upload(t));
+}
+
+// Constant: the type of whichever value attribute it has (strings and sparse values: unknown).
+DataType constant_dtype(const onnx::NodeProto &n, std::span<const DataType>) {
+    for (const onnx::AttributeProto &a : n.attribute()) {
+        if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
+            return dtype_from_onnx(a.t().data_type()).value_or(DataType::undefined);
+        if (a.name() == "value_float" || a.name() == "value_floats") return DataType::float32;
+        if (a.name() == "value_int" || a.name() == "value_ints") return DataType::int64;
+    }
+    return DataType::undefined;
+}
+
+}  // namespace
+
+std::span<const OpDef> compute_ops() {
+    static const std::vector<OpDef> rows = {
+        {"Cast", 6, {9, 13}, 1, 1, 1, 1, {"to"}, run_cast, to_attribute_dtype},
+        {"Cast",
+         19,
+         {21, 23, 24, 25},
+         1,
+         1,
+         1,
+         1,
+         {"to", "saturate", "round_mode"},
+         run_cast,
+         to_attribute_dtype},
+        {"Gather", 1, {}, 2, 2, 1, 1, {"axis"}, run_gather},
+        {"Gather", 11, {13}, 2, 2, 1, 1, {"axis"}, run_gather},
+        {"Concat", 1, {}, 1, kMany, 1, 1, {"axis"}, run_concat},
+        {"Concat", 4, {}, 1, kMany, 1, 1, {"axis"}, run_concat},
+        {"Concat", 11, {13}, 1, kMany, 1, 1, {"axis"}, run_concat},
+        {"Constant", 1, {9}, 0, 0, 1, 1, {"value"}, run_constant, constant_dtype},
+        {"Constant", 11, {}, 0, 0, 1, 1, {"value", "sparse_value"}, run_constant, constant_dtype},
+        {"Constant",
+         12,
+         {13, 19, 21, 23, 24, 25},
+         0,
+         0,
+         1,
+         1,
+         {"value", "sparse_value", "value_float", "value_floats", "value_int", "value_ints",
+          "value_string", "value_strings"},
+         run_constant,
+         constant_dtype},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::detail

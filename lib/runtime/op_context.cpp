@@ -43,6 +43,16 @@ const char *attribute_type_name(int type) {
 
 }  // namespace
 
+OpContext::OpContext(const OpDef &def, const onnx::NodeProto &node, Backend &backend,
+                     ExternalData &external, std::vector<const DeviceTensor *> inputs)
+    : def_(def),
+      node_(node),
+      version_(def.since),
+      backend_(backend),
+      external_(external),
+      inputs_(std::move(inputs)),
+      outputs_(size_t(node.output_size())) {}
+
 const DeviceTensor &OpContext::input(size_t i) const {
     if (!has_input(i)) throw Error(fmt::format("input {} is required but absent", i));
     return *inputs_[i];
@@ -67,15 +77,59 @@ std::vector<int64_t> OpContext::index_list(size_t i, const char *what, bool int3
     return {v.begin(), v.end()};
 }
 
+DataType OpContext::output_dtype() const {
+    std::vector<DataType> types;
+    for (const DeviceTensor *t : inputs_) types.push_back(t ? t->dtype : DataType::undefined);
+    return def_.output_dtype(node_, types);
+}
+
 DeviceTensor &OpContext::allocate_output(DataType dtype, const Shape &shape) {
     outputs_.at(0) = backend_.allocate(dtype, shape);
     return outputs_[0];
+}
+
+void OpContext::run_kernel(const Attributes &attributes) {
+    const Kernel *kernel = backend_.kernel(def_.op_type);
+    if (!kernel)
+        throw Error(fmt::format("the {} backend has no {} kernel", backend_.name(), def_.op_type));
+    (*kernel)(KernelArgs{inputs_, outputs_, attributes});
 }
 
 const onnx::AttributeProto *find_attribute(const onnx::NodeProto &node, std::string_view name) {
     for (const onnx::AttributeProto &a : node.attribute())
         if (a.name() == name) return &a;
     return nullptr;
+}
+
+DataType attribute_dtype(const onnx::NodeProto &node, std::string_view name, DataType absent) {
+    const onnx::AttributeProto *a = find_attribute(node, name);
+    if (!a) return absent;
+    return a->type() == onnx::AttributeProto::INT
+               ? dtype_from_onnx(a->i()).value_or(DataType::undefined)
+               : DataType::undefined;
+}
+
+Attributes typed_attributes(const onnx::NodeProto &node) {
+    Attributes out;
+    for (const onnx::AttributeProto &a : node.attribute()) {
+        switch (a.type()) {
+            case onnx::AttributeProto::INT:
+                out.set(a.name(), int64_t(a.i()));
+                break;
+            case onnx::AttributeProto::FLOAT:
+                out.set(a.name(), double(a.f()));
+                break;
+            case onnx::AttributeProto::STRING:
+                out.set(a.name(), a.s());
+                break;
+            case onnx::AttributeProto::INTS:
+                out.set(a.name(), std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+                break;
+            default:
+                break;
+        }
+    }
+    return out;
 }
 
 const onnx::AttributeProto *OpContext::attribute(std::string_view name) const {

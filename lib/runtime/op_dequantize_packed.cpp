@@ -4,6 +4,7 @@
 #include "op.hpp"
 
 namespace gguftool::runtime::detail {
+namespace {
 
 void run_dequantize_packed(OpContext &ctx) {
     const std::optional<std::string> format = ctx.attr_string("format");
@@ -21,6 +22,29 @@ void run_dequantize_packed(OpContext &ctx) {
 
     DeviceTensor &y = ctx.allocate_output(op.output_dtype, op.shape);
     ctx.backend().dequantize_packed(op.type, x, y);
+}
+
+// The output_dtype attribute (float when absent).
+DataType output_dtype_attribute(const onnx::NodeProto &n, std::span<const DataType>) {
+    return attribute_dtype(n, "output_dtype", DataType::float32);
+}
+
+}  // namespace
+
+std::span<const OpDef> dequantize_packed_ops() {
+    static const std::vector<OpDef> rows = {
+        {"DequantizePacked",
+         29,
+         {},
+         1,
+         1,
+         1,
+         1,
+         {"format", "shape", "output_dtype"},
+         run_dequantize_packed,
+         output_dtype_attribute},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::detail

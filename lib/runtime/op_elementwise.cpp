@@ -52,11 +52,9 @@ void run_binary(OpContext &ctx, BinaryOp op, Types types) {
     check_types(a.dtype, types, "inputs");
     const Shape shape = broadcast(a.shape, b.shape);
     shape_elements(shape, "output");
-    DeviceTensor &y = ctx.allocate_output(op == BinaryOp::equal ? DataType::bool_ : a.dtype, shape);
+    DeviceTensor &y = ctx.allocate_output(ctx.output_dtype(), shape);
     ctx.backend().binary(op, a, b, y);
 }
-
-}  // namespace
 
 void run_add(OpContext &ctx) {
     run_binary(ctx, BinaryOp::add, Types::numeric);
@@ -131,8 +129,8 @@ void run_neg(OpContext &ctx) {
     if (!is_floating(x.dtype) && !(is_integer(x.dtype) && !is_unsigned(x.dtype)))
         throw Error(fmt::format("input must be a signed integer or floating type, not {}",
                                 dtype_name(x.dtype)));
-    DeviceTensor &y = ctx.allocate_output(x.dtype, x.shape);
-    ctx.backend().neg(x, y);
+    ctx.allocate_output(ctx.output_dtype(), x.shape);
+    ctx.run_kernel();
 }
 
 void run_where(OpContext &ctx) {
@@ -146,8 +144,43 @@ void run_where(OpContext &ctx) {
                                 dtype_name(x.dtype), dtype_name(y.dtype)));
     const Shape shape = broadcast(broadcast(c.shape, x.shape), y.shape);
     shape_elements(shape, "output");
-    DeviceTensor &out = ctx.allocate_output(x.dtype, shape);
-    ctx.backend().where(c, x, y, out);
+    ctx.allocate_output(ctx.output_dtype(), shape);
+    ctx.run_kernel();
+}
+
+// Where's output has the type of x (input 1).
+DataType where_dtype(const onnx::NodeProto &, std::span<const DataType> in) {
+    return in.size() > 1 ? in[1] : DataType::undefined;
+}
+
+}  // namespace
+
+std::span<const OpDef> elementwise_ops() {
+    static const std::vector<OpDef> rows = {
+        {"Add", 7, {13, 14}, 2, 2, 1, 1, {}, run_add},
+        {"Sub", 7, {13, 14}, 2, 2, 1, 1, {}, run_sub},
+        {"Mul", 7, {13, 14}, 2, 2, 1, 1, {}, run_mul},
+        {"Div", 7, {13, 14}, 2, 2, 1, 1, {}, run_div},
+        {"Mod", 10, {13}, 2, 2, 1, 1, {"fmod"}, run_mod},
+        {"Min", 8, {12, 13}, 1, kMany, 1, 1, {}, run_min},
+        {"BitwiseAnd", 18, {}, 2, 2, 1, 1, {}, run_bitwise_and},
+        {"BitShift", 11, {}, 2, 2, 1, 1, {"direction"}, run_bit_shift},
+        {"Equal", 7, {11, 13, 19}, 2, 2, 1, 1, {}, run_equal, bool_output},
+        {"Neg", 6, {13}, 1, 1, 1, 1, {}, run_neg, same_as_input0, /*view=*/false, /*kernel=*/true},
+        {"Where",
+         9,
+         {16},
+         3,
+         3,
+         1,
+         1,
+         {},
+         run_where,
+         where_dtype,
+         /*view=*/false,
+         /*kernel=*/true},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::detail

@@ -14,8 +14,6 @@ uint64_t steps_over(uint64_t diff, int64_t step) {
     return diff == 0 ? 0 : (diff - 1) / mag + 1;
 }
 
-}  // namespace
-
 // Slice: starts, ends, optional axes and steps, all of one index type. Slice-10 and Slice-11
 // differ only in wording: negative axes (which Slice-10's own shape inference accepts) and the
 // clamping for negative steps are Slice-13's rules, applied to all three.
@@ -108,6 +106,16 @@ void run_transpose(OpContext &ctx) {
     for (size_t i = 0; i < rank; ++i) shape[i] = x.shape[perm[i]];
     DeviceTensor &y = ctx.allocate_output(x.dtype, shape);
     ctx.backend().transpose(perm, x, y);
+}
+
+}  // namespace
+
+std::span<const OpDef> layout_ops() {
+    static const std::vector<OpDef> rows = {
+        {"Slice", 10, {11, 13}, 3, 5, 1, 1, {}, run_slice},  // one code: see run_slice
+        {"Transpose", 1, {13, 21, 23, 24, 25}, 1, 1, 1, 1, {"perm"}, run_transpose},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::detail

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "gguftool/half.hpp"
+#include "dtype_dispatch.hpp"
 #include "op.hpp"
 
 namespace gguftool::runtime::detail {
@@ -11,49 +11,22 @@ namespace {
 
 // The single value of the depth input, as ONNX takes it: non-integer types cast to int64.
 int64_t depth_value(const Tensor &t) {
-    const uint8_t *p = t.data();
-    double d = 0;
-    switch (t.dtype()) {
-        case DataType::int64:
-            return *reinterpret_cast<const int64_t *>(p);
-        case DataType::uint64: {
-            const uint64_t v = *reinterpret_cast<const uint64_t *>(p);
+    if (!is_integer(t.dtype()) && !is_floating(t.dtype()))
+        throw Error(fmt::format("input depth must be numeric, not {}", dtype_name(t.dtype())));
+    return with_value(t.dtype(), t.data(), 0, [](auto v) -> int64_t {
+        using V = decltype(v);
+        if constexpr (std::is_same_v<V, double>) {
+            if (!std::isfinite(v) || std::fabs(v) >= 9.2e18)
+                throw Error(fmt::format("depth {} is not a valid size", v));
+            return int64_t(std::trunc(v));
+        } else if constexpr (std::is_same_v<V, uint64_t>) {
             if (v > uint64_t(INT64_MAX)) throw Error(fmt::format("depth {} is too large", v));
             return int64_t(v);
+        } else {
+            return v;
         }
-        case DataType::int32:
-            return *reinterpret_cast<const int32_t *>(p);
-        case DataType::uint32:
-            return *reinterpret_cast<const uint32_t *>(p);
-        case DataType::int16:
-            return *reinterpret_cast<const int16_t *>(p);
-        case DataType::uint16:
-            return *reinterpret_cast<const uint16_t *>(p);
-        case DataType::int8:
-            return *reinterpret_cast<const int8_t *>(p);
-        case DataType::uint8:
-            return *p;
-        case DataType::float32:
-            d = *reinterpret_cast<const float *>(p);
-            break;
-        case DataType::float64:
-            d = *reinterpret_cast<const double *>(p);
-            break;
-        case DataType::float16:
-            d = fp16_to_f32(*reinterpret_cast<const uint16_t *>(p));
-            break;
-        case DataType::bfloat16:
-            d = bf16_to_f32(*reinterpret_cast<const uint16_t *>(p));
-            break;
-        default:
-            throw Error(fmt::format("input depth must be numeric, not {}", dtype_name(t.dtype())));
-    }
-    if (!std::isfinite(d) || std::fabs(d) >= 9.2e18)
-        throw Error(fmt::format("depth {} is not a valid size", d));
-    return int64_t(std::trunc(d));
+    });
 }
-
-}  // namespace
 
 void run_one_hot(OpContext &ctx) {
     const DeviceTensor &indices = ctx.input(0);
@@ -93,8 +66,23 @@ void run_one_hot(OpContext &ctx) {
     Shape shape = indices.shape;
     shape.insert(shape.begin() + std::ptrdiff_t(p.axis), depth);
     shape_elements(shape, "output");
-    DeviceTensor &y = ctx.allocate_output(values.dtype, shape);
+    DeviceTensor &y = ctx.allocate_output(ctx.output_dtype(), shape);
     ctx.backend().one_hot(p, indices, values, y);
+}
+
+// The output has the type of values (input 2).
+DataType values_dtype(const onnx::NodeProto &, std::span<const DataType> in) {
+    return in.size() > 2 ? in[2] : DataType::undefined;
+}
+
+}  // namespace
+
+std::span<const OpDef> one_hot_ops() {
+    static const std::vector<OpDef> rows = {
+        {"OneHot", 9, {}, 3, 3, 1, 1, {"axis"}, run_one_hot, values_dtype},
+        {"OneHot", 11, {}, 3, 3, 1, 1, {"axis"}, run_one_hot, values_dtype},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::detail

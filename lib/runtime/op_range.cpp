@@ -46,8 +46,6 @@ double half_value(DataType t, const Tensor &v) {
     return t == DataType::float16 ? fp16_to_f32(bits) : bf16_to_f32(bits);
 }
 
-}  // namespace
-
 void run_range(OpContext &ctx) {
     static const char *const kNames[] = {"start", "limit", "delta"};
     const DataType t = ctx.input(0).dtype;
@@ -118,6 +116,16 @@ void run_range(OpContext &ctx) {
     if (zero_delta) throw Error("input delta is 0");
     DeviceTensor &y = ctx.allocate_output(t, {int64_t(count)});
     ctx.backend().range(ctx.input(0), ctx.input(2), accumulate, y);
+}
+
+}  // namespace
+
+std::span<const OpDef> range_ops() {
+    static const std::vector<OpDef> rows = {
+        {"Range", 11, {}, 3, 3, 1, 1, {}, run_range},
+        {"Range", 27, {}, 3, 3, 1, 1, {"stash_type"}, run_range},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::detail

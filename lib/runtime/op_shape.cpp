@@ -15,8 +15,6 @@ DeviceTensor view(const DeviceTensor &x, Shape shape) {
     return y;
 }
 
-}  // namespace
-
 void run_unsqueeze(OpContext &ctx) {
     const DeviceTensor &data = ctx.input(0);
     std::vector<int64_t> axes;
@@ -138,6 +136,43 @@ void run_shape(OpContext &ctx) {
     const std::vector<int64_t> values(dims.begin() + start, dims.begin() + std::max(start, end));
     ctx.set_output(0, ctx.backend().upload(
                           Tensor::from_values(DataType::int64, {int64_t(values.size())}, values)));
+}
+
+}  // namespace
+
+std::span<const OpDef> shape_ops() {
+    static const std::vector<OpDef> rows = {
+        {"Unsqueeze", 1, {}, 1, 1, 1, 1, {"axes"}, run_unsqueeze, same_as_input0, true},
+        {"Unsqueeze", 11, {}, 1, 1, 1, 1, {"axes"}, run_unsqueeze, same_as_input0, true},
+        {"Unsqueeze", 13, {21, 23, 24, 25}, 2, 2, 1, 1, {}, run_unsqueeze, same_as_input0, true},
+        {"Shape", 1, {13}, 1, 1, 1, 1, {}, run_shape, int64_output},
+        {"Shape", 15, {19, 21, 23, 24, 25}, 1, 1, 1, 1, {"start", "end"}, run_shape, int64_output},
+        {"BitCast", 26, {}, 1, 1, 1, 1, {"to"}, run_bitcast, to_attribute_dtype, true},
+        {"Reshape", 5, {13}, 2, 2, 1, 1, {}, run_reshape, same_as_input0, true},
+        {"Reshape",
+         14,
+         {19, 21, 23, 24, 25},
+         2,
+         2,
+         1,
+         1,
+         {"allowzero"},
+         run_reshape,
+         same_as_input0,
+         true},
+        {"Identity",
+         1,
+         {13, 14, 16, 19, 21, 23, 24, 25},
+         1,
+         1,
+         1,
+         1,
+         {},
+         run_identity,
+         same_as_input0,
+         true},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::detail

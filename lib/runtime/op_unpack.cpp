@@ -4,6 +4,7 @@
 #include "op.hpp"
 
 namespace gguftool::runtime::detail {
+namespace {
 
 void run_unpack(OpContext &ctx) {
     UnpackParams p;
@@ -26,8 +27,26 @@ void run_unpack(OpContext &ctx) {
     Shape out_shape = x.shape;
     out_shape[p.axis] = count;
     shape_elements(out_shape, "output Y");
-    DeviceTensor &y = ctx.allocate_output(DataType::uint8, out_shape);
+    DeviceTensor &y = ctx.allocate_output(ctx.output_dtype(), out_shape);
     ctx.backend().unpack(p, x, y);
+}
+
+}  // namespace
+
+std::span<const OpDef> unpack_ops() {
+    static const std::vector<OpDef> rows = {
+        {"Unpack",
+         29,
+         {},
+         2,
+         2,
+         1,
+         1,
+         {"axis", "bits", "radix", "group_size"},
+         run_unpack,
+         uint8_output},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::detail

@@ -34,6 +34,111 @@ void check_declared(const ValueInfo &info, const Tensor &t, const std::string &w
     }
 }
 
+// The values of one run on the backend: the live tensors, the uses each has left (consuming
+// nodes, plus one per listing as a graph output) and the graph outputs not handed out yet. A
+// value is handed out as soon as it exists and freed after its last use.
+class RunValues {
+public:
+    RunValues(const ModelImpl &m, Backend &backend, const OutputCallback &on_output)
+        : m_(m), backend_(backend), on_output_(on_output) {
+        for (const ModelImpl::Node &n : m.order)
+            for (const std::string &in : n.proto->input())
+                if (!in.empty()) ++uses_[in];
+        for (const ValueInfo &o : m.outputs) ++pending_outputs_[o.name];
+    }
+
+    // Binds the inputs: every declared input must be fed; initializers (`resident`) can be
+    // overridden.
+    void bind(const Inputs &inputs,
+              const std::vector<std::pair<std::string, DeviceTensor>> &resident) {
+        const std::string &where = m_.name;
+        for (const auto &[name, tensor] : inputs) {
+            const ValueInfo *info = nullptr;
+            for (const auto *list : {&m_.inputs, &m_.overridable})
+                for (const ValueInfo &v : *list)
+                    if (v.name == name) info = &v;
+            if (!info) {
+                std::vector<std::string> names;
+                for (const ValueInfo &v : m_.inputs) names.push_back('"' + v.name + '"');
+                throw Error(where, std::nullopt,
+                            fmt::format("the graph has no input \"{}\" (its inputs: {})", name,
+                                        names.empty() ? "none"
+                                                      : fmt::format("{}", fmt::join(names, ", "))));
+            }
+            if (!tensor.defined())
+                throw Error(where, std::nullopt,
+                            fmt::format("graph input \"{}\" is undefined", name));
+            check_declared(*info, tensor, where, "input");
+            values_[name] = backend_.upload(tensor);
+        }
+        for (const ValueInfo &v : m_.inputs)
+            if (!inputs.count(v.name))
+                throw Error(where, std::nullopt,
+                            fmt::format("graph input \"{}\" was not given", v.name));
+        for (const auto &[name, t] : resident)
+            if (!values_.count(name)) values_[name] = t;  // a fed input overrides it
+        for (auto it = values_.begin(); it != values_.end();) {
+            emit_if_output(it->first);
+            it = dead(it->first) ? values_.erase(it) : std::next(it);
+        }
+    }
+
+    // A node's inputs (nullptr for an absent optional one); adds the bytes they hold to `bytes`.
+    std::vector<const DeviceTensor *> inputs_of(const onnx::NodeProto &p, uint64_t &bytes) const {
+        std::vector<const DeviceTensor *> in;
+        for (const std::string &name : p.input()) {
+            if (name.empty()) {
+                in.push_back(nullptr);
+                continue;
+            }
+            const DeviceTensor &t = values_.at(name);
+            in.push_back(&t);
+            bytes += t.nbytes();
+        }
+        return in;
+    }
+
+    // Keeps a node's outputs, hands out those that are graph outputs, and frees what no node
+    // will use again.
+    void store(const onnx::NodeProto &p, std::vector<DeviceTensor> &outputs) {
+        for (int k = 0; k < p.output_size(); ++k) {
+            values_[p.output(k)] = std::move(outputs[size_t(k)]);
+            emit_if_output(p.output(k));
+        }
+        for (const std::string &name : p.input()) {
+            if (name.empty()) continue;
+            --uses_[name];
+            release_if_dead(name);
+        }
+        for (const std::string &name : p.output()) release_if_dead(name);
+    }
+
+private:
+    void emit_if_output(const std::string &name) {
+        const auto it = pending_outputs_.find(name);
+        if (it == pending_outputs_.end()) return;
+        const Tensor host = backend_.download(values_.at(name));
+        for (const ValueInfo &o : m_.outputs)
+            if (o.name == name) check_declared(o, host, m_.name, "output");
+        for (size_t k = 0; k < it->second; ++k) on_output_(name, host);
+        pending_outputs_.erase(it);
+    }
+    bool dead(const std::string &name) const {
+        const auto u = uses_.find(name);
+        return (u == uses_.end() || u->second == 0) && !pending_outputs_.count(name);
+    }
+    void release_if_dead(const std::string &name) {
+        if (dead(name)) values_.erase(name);
+    }
+
+    const ModelImpl &m_;
+    Backend &backend_;
+    const OutputCallback &on_output_;
+    std::unordered_map<std::string, size_t> uses_;
+    std::unordered_map<std::string, size_t> pending_outputs_;
+    std::unordered_map<std::string, DeviceTensor> values_;
+};
+
 }  // namespace
 
 struct Session::Impl {
@@ -44,7 +149,43 @@ struct Session::Impl {
     std::vector<std::string> lowered_from;  // per node of model's order, or empty
     // Every initializer, uploaded once at construction and used by every run.
     std::vector<std::pair<std::string, DeviceTensor>> resident;
+
+    // Runs node `index` of the model's order on the backend (and records its profile).
+    void run_node(size_t index, RunValues &values, detail::ExternalData &external);
 };
+
+void Session::Impl::run_node(size_t index, RunValues &values, detail::ExternalData &external) {
+    const Model::Impl &m = model.impl();
+    const ModelImpl::Node &node = m.order[index];
+    const onnx::NodeProto &p = *node.proto;
+    uint64_t bytes_read = 0;
+    detail::OpContext ctx(*node.op, p, *backend, external, values.inputs_of(p, bytes_read));
+    const uint64_t calls_before = profile ? backend->device_calls() : 0;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        node.op->run(ctx);
+        for (size_t k = 0; k < ctx.outputs().size(); ++k)
+            if (!ctx.outputs()[k].buffer) throw Error(fmt::format("output {} was not computed", k));
+        // A device computes asynchronously: a node's time is until its work has finished.
+        if (profile) backend->synchronize();
+    } catch (const std::bad_alloc &) {
+        throw Error(m.name, std::nullopt, fmt::format("{}: out of memory", node.label));
+    } catch (const std::exception &e) {
+        throw Error(m.name, std::nullopt, fmt::format("{}: {}", node.label, e.what()));
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (profile) {
+        uint64_t written = 0;
+        for (const DeviceTensor &o : ctx.outputs()) written += o.nbytes();
+        // Views move no data.
+        if (node.op->view) bytes_read = written = 0;
+        profiles.push_back({node.name, fmt::format("{}-{}", p.op_type(), node.version), seconds,
+                            bytes_read, written, backend->device_calls() - calls_before,
+                            lowered_from.empty() ? std::string() : lowered_from[index]});
+    }
+    values.store(p, ctx.outputs());
+}
 
 Session::Session(Model model, const RunOptions &options)
     : Session(std::move(model),
@@ -98,122 +239,16 @@ NamedTensors Session::run(const Inputs &inputs) {
 
 void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
     const Model::Impl &m = impl_->model.impl();
-    Backend &backend = *impl_->backend;
-    const std::string &where = m.name;
     impl_->profiles.clear();
-
-    // Remaining uses of each value: consuming nodes, plus one per listing as a graph output.
-    std::unordered_map<std::string, size_t> uses;
-    for (const ModelImpl::Node &n : m.order)
-        for (const std::string &in : n.proto->input())
-            if (!in.empty()) ++uses[in];
-    std::unordered_map<std::string, size_t> pending_outputs;
-    for (const ValueInfo &o : m.outputs) ++pending_outputs[o.name];
-
-    std::unordered_map<std::string, DeviceTensor> values;
-    const auto emit_if_output = [&](const std::string &name) {
-        const auto it = pending_outputs.find(name);
-        if (it == pending_outputs.end()) return;
-        const Tensor host = backend.download(values.at(name));
-        for (const ValueInfo &o : m.outputs)
-            if (o.name == name) check_declared(o, host, where, "output");
-        for (size_t k = 0; k < it->second; ++k) on_output(name, host);
-        pending_outputs.erase(it);
-    };
-    const auto release_if_dead = [&](const std::string &name) {
-        const auto u = uses.find(name);
-        if ((u == uses.end() || u->second == 0) && !pending_outputs.count(name)) values.erase(name);
-    };
-
-    // Bind inputs: every declared input must be fed; initializers can be overridden.
-    for (const auto &[name, tensor] : inputs) {
-        const ValueInfo *info = nullptr;
-        for (const auto *list : {&m.inputs, &m.overridable})
-            for (const ValueInfo &v : *list)
-                if (v.name == name) info = &v;
-        if (!info) {
-            std::vector<std::string> names;
-            for (const ValueInfo &v : m.inputs) names.push_back('"' + v.name + '"');
-            throw Error(
-                where, std::nullopt,
-                fmt::format("the graph has no input \"{}\" (its inputs: {})", name,
-                            names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
-        }
-        if (!tensor.defined())
-            throw Error(where, std::nullopt, fmt::format("graph input \"{}\" is undefined", name));
-        check_declared(*info, tensor, where, "input");
-        values[name] = backend.upload(tensor);
-    }
-    for (const ValueInfo &v : m.inputs)
-        if (!inputs.count(v.name))
-            throw Error(where, std::nullopt,
-                        fmt::format("graph input \"{}\" was not given", v.name));
-    for (const auto &[name, resident] : impl_->resident)
-        if (!values.count(name)) values[name] = resident;  // a fed input overrides it
-    for (auto it = values.begin(); it != values.end();) {
-        emit_if_output(it->first);
-        const auto u = uses.find(it->first);
-        const bool dead = (u == uses.end() || u->second == 0) && !pending_outputs.count(it->first);
-        it = dead ? values.erase(it) : std::next(it);
-    }
-
+    RunValues values(m, *impl_->backend, on_output);
+    values.bind(inputs, impl_->resident);
     detail::ExternalData external(m.base_dir);  // for Constant nodes with external data
-    for (size_t index = 0; index < m.order.size(); ++index) {
-        const ModelImpl::Node &node = m.order[index];
-        const onnx::NodeProto &p = *node.proto;
-        std::vector<const DeviceTensor *> in;
-        uint64_t bytes_read = 0;
-        for (const std::string &name : p.input()) {
-            if (name.empty()) {
-                in.push_back(nullptr);
-                continue;
-            }
-            const DeviceTensor &t = values.at(name);
-            in.push_back(&t);
-            bytes_read += t.nbytes();
-        }
-        detail::OpContext ctx(p, node.op->since, backend, external, std::move(in));
-        const uint64_t calls_before = impl_->profile ? backend.device_calls() : 0;
-        const auto start = std::chrono::steady_clock::now();
-        try {
-            node.op->run(ctx);
-            for (size_t k = 0; k < ctx.outputs().size(); ++k)
-                if (!ctx.outputs()[k].buffer)
-                    throw Error(fmt::format("output {} was not computed", k));
-            // A device computes asynchronously: a node's time is until its work has finished.
-            if (impl_->profile) backend.synchronize();
-        } catch (const std::bad_alloc &) {
-            throw Error(where, std::nullopt, fmt::format("{}: out of memory", node.label));
-        } catch (const std::exception &e) {
-            throw Error(where, std::nullopt, fmt::format("{}: {}", node.label, e.what()));
-        }
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (impl_->profile) {
-            uint64_t written = 0;
-            for (const DeviceTensor &o : ctx.outputs()) written += o.nbytes();
-            // Views move no data.
-            if (node.op->view) bytes_read = written = 0;
-            impl_->profiles.push_back(
-                {node.name, fmt::format("{}-{}", p.op_type(), node.version), seconds, bytes_read,
-                 written, backend.device_calls() - calls_before,
-                 impl_->lowered_from.empty() ? std::string() : impl_->lowered_from[index]});
-        }
-        for (int k = 0; k < p.output_size(); ++k) {
-            values[p.output(k)] = std::move(ctx.outputs()[size_t(k)]);
-            emit_if_output(p.output(k));
-        }
-        for (const std::string &name : p.input()) {
-            if (name.empty()) continue;
-            --uses[name];
-            release_if_dead(name);
-        }
-        for (const std::string &name : p.output()) release_if_dead(name);
-    }
+    for (size_t index = 0; index < m.order.size(); ++index)
+        impl_->run_node(index, values, external);
     try {
-        backend.synchronize();
+        impl_->backend->synchronize();
     } catch (const std::exception &e) {
-        throw Error(where, std::nullopt, fmt::format("finishing the run: {}", e.what()));
+        throw Error(m.name, std::nullopt, fmt::format("finishing the run: {}", e.what()));
     }
 }
 

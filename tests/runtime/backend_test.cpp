@@ -15,6 +15,22 @@ public:
     };
     size_t uploads = 0, downloads = 0, ops = 0;
 
+    // The registered kernels: the CPU backend's, through device copies.
+    ForeignBackend() {
+        for (const char *op : {"Neg", "Where"})
+            register_kernel(op, [this, op](const rt::KernelArgs &a) {
+                std::vector<DeviceTensor> copies;
+                for (const DeviceTensor *t : a.inputs)
+                    copies.push_back(t ? on_cpu(*t) : DeviceTensor{});
+                std::vector<const DeviceTensor *> in;
+                for (size_t i = 0; i < copies.size(); ++i)
+                    in.push_back(a.inputs[i] ? &copies[i] : nullptr);
+                run(a.outputs[0], [&](DeviceTensor &out) {
+                    (*cpu_->kernel(op))(rt::KernelArgs{in, std::span(&out, 1), a.attributes});
+                });
+            });
+    }
+
     std::string name() const override { return "foreign"; }
     DeviceTensor allocate(DataType dtype, const rt::Shape &shape) override {
         auto b = std::make_shared<Buffer>();
@@ -49,13 +65,6 @@ public:
     void binary(rt::BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
                 DeviceTensor &y) override {
         run(y, [&](DeviceTensor &out) { cpu_->binary(op, on_cpu(a), on_cpu(b), out); });
-    }
-    void neg(const DeviceTensor &x, DeviceTensor &y) override {
-        run(y, [&](DeviceTensor &out) { cpu_->neg(on_cpu(x), out); });
-    }
-    void where(const DeviceTensor &c, const DeviceTensor &x, const DeviceTensor &y,
-               DeviceTensor &out) override {
-        run(out, [&](DeviceTensor &o) { cpu_->where(on_cpu(c), on_cpu(x), on_cpu(y), o); });
     }
     void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
                const DeviceTensor &x, DeviceTensor &y) override {

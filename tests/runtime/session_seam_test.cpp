@@ -33,7 +33,15 @@ struct Record {
 
 class TestBackend final : public rt::Backend {
 public:
-    explicit TestBackend(Record &record) : record_(record) {}
+    // The registered kernels: the CPU backend's, counted.
+    explicit TestBackend(Record &record, bool kernels = true) : record_(record) {
+        if (!kernels) return;
+        for (const char *op : {"Neg", "Where"})
+            register_kernel(op, [this, op](const rt::KernelArgs &a) {
+                ++record_.calls[op];
+                (*cpu_->kernel(op))(a);
+            });
+    }
 
     std::set<std::string> lowered;   // op types answered `lowered`
     std::string unsupported_op;      // answered `unsupported` ...
@@ -79,15 +87,6 @@ public:
                 DeviceTensor &y) override {
         ++record_.calls["binary"];
         cpu_->binary(op, a, b, y);
-    }
-    void neg(const DeviceTensor &x, DeviceTensor &y) override {
-        ++record_.calls["neg"];
-        cpu_->neg(x, y);
-    }
-    void where(const DeviceTensor &c, const DeviceTensor &x, const DeviceTensor &y,
-               DeviceTensor &out) override {
-        ++record_.calls["where"];
-        cpu_->where(c, x, y, out);
     }
     void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
                const DeviceTensor &x, DeviceTensor &y) override {
@@ -377,6 +376,31 @@ TEST(SessionSeam, TheLoweredGraphIsAskedAgain) {
     }
 }
 
+TEST(SessionSeam, AnOperatorWithoutItsRegisteredKernelIsUnsupportedUnasked) {
+    ModelBuilder b;
+    b.input("x", DataType::int32).output("y");
+    b.node("Neg", {"x"}, {"y"}, {}, "neg");
+    Record test;
+    try {
+        rt::Session s(b.model(), std::make_unique<TestBackend>(test, false));
+        FAIL() << "no error";
+    } catch (const Error &e) {
+        EXPECT_HAS(std::string(e.what()),
+                   "the test backend cannot run 1 node:\n  node \"neg\" (Neg-13): the test "
+                   "backend has no Neg");
+    }
+    EXPECT_TRUE(test.queries.empty());
+    EXPECT_EQ(test.operator_calls(), 0u);
+
+    // With the kernel registered, the node runs it.
+    Record with;
+    rt::Session s(b.model(), std::make_unique<TestBackend>(with));
+    const rt::Tensor y =
+        s.run({{"x", tensor(DataType::int32, {2}, std::vector<int32_t>{3, -4})}})[0].second;
+    EXPECT_EQ(y.to_vector<int32_t>(), (std::vector<int32_t>{-3, 4}));
+    EXPECT_EQ(with.calls["Neg"], 1u);
+}
+
 // --- (d) the element types a backend is asked about -----------------------------------------
 
 TEST(SessionSeam, QueriesCarryTheInferredElementTypes) {
@@ -441,15 +465,19 @@ TEST(SessionSeam, QueriesCarryTheInferredElementTypes) {
     expect(13, "Constant", 25, {}, D::int32);
     expect(14, "Range", 27, {D::int32, D::int32, D::int32}, D::int32);
     EXPECT_EQ(q[5].format, GgmlType::q4_0);
-    EXPECT_EQ(q[8].direction, "RIGHT");
-    EXPECT_EQ(q[9].direction, "fmod");
+    EXPECT_EQ(q[8].attributes.get_string("direction"), "RIGHT");
+    EXPECT_EQ(q[9].attributes.get_int("fmod"), 1);
+    EXPECT_EQ(q[0].attributes.get_int("to"), int64_t(DataType::float32));
+    EXPECT_EQ(q[10].attributes.get_ints("value_ints"), (std::vector<int64_t>{1, 2}));
     for (size_t i : {0, 1, 6, 7, 10}) {
         EXPECT_FALSE(q[i].format) << q[i].op_type;
-        EXPECT_EQ(q[i].direction, "") << q[i].op_type;
+        EXPECT_FALSE(q[i].attributes.get_string("direction")) << q[i].op_type;
+        EXPECT_FALSE(q[i].attributes.get_int("fmod")) << q[i].op_type;
     }
+    for (size_t i : {1, 6}) EXPECT_TRUE(q[i].attributes.empty()) << q[i].op_type;
 }
 
-TEST(SessionSeam, ModWithoutFmodHasNoDirection) {
+TEST(SessionSeam, ModWithoutFmodIsAskedWithFmod0) {
     ModelBuilder b(13);
     b.input("a", DataType::int32).output("y");
     b.node("Mod", {"a", "a"}, {"y"}, {attr_int("fmod", 0)}, "mod");
@@ -457,7 +485,7 @@ TEST(SessionSeam, ModWithoutFmodHasNoDirection) {
     auto backend = std::make_unique<TestBackend>(test);
     rt::Session s(b.model(), std::move(backend));
     ASSERT_EQ(test.queries.size(), 1u);
-    EXPECT_EQ(test.queries[0].direction, "");
+    EXPECT_EQ(test.queries[0].attributes.get_int("fmod"), 0);
     EXPECT_EQ(test.queries[0].outputs, std::vector<DataType>{DataType::int32});
 }
 

@@ -101,7 +101,12 @@ Scalar::~Scalar() {
     if (scalar_) device_.api().aclDestroyScalar(scalar_);
 }
 
-AscendBackend::AscendBackend(int device) : device_(std::make_shared<Device>(device)) {}
+AscendBackend::AscendBackend(int device) : device_(std::make_shared<Device>(device)) {
+    register_kernel("Neg", [this](const KernelArgs &a) { neg(*a.inputs[0], a.outputs[0]); });
+    register_kernel("Where", [this](const KernelArgs &a) {
+        where(*a.inputs[0], *a.inputs[1], *a.inputs[2], a.outputs[0]);
+    });
+}
 
 std::string AscendBackend::description() const {
     const Cann &api = device_->api();
@@ -165,15 +170,6 @@ DeviceTensor AscendBackend::converted(const DeviceTensor &x, DataType to) {
     DeviceTensor y = allocate(to, x.shape);
     cast(x, y);
     return y;
-}
-
-void AscendBackend::dequantize_packed(GgmlType, const DeviceTensor &, DeviceTensor &) {
-    // query() answers `lowered`: the session runs the node's lowering instead.
-    throw Error("the ascend backend runs DequantizePacked as its lowering, not as one operator");
-}
-
-void AscendBackend::unpack(const UnpackParams &, const DeviceTensor &, DeviceTensor &) {
-    throw Error("the ascend backend runs Unpack as its lowering, not as one operator");
 }
 
 }  // namespace gguftool::runtime::ascend

@@ -89,16 +89,12 @@ public:
     DeviceTensor upload(const Tensor &host) override;
     Tensor download(const DeviceTensor &t) override;
 
-    void dequantize_packed(GgmlType format, const DeviceTensor &x, DeviceTensor &y) override;
-    void unpack(const UnpackParams &p, const DeviceTensor &x, DeviceTensor &y) override;
+    // DequantizePacked and Unpack have no kernel here: query() answers `lowered` for them.
     void one_hot(const OneHotParams &p, const DeviceTensor &indices, const DeviceTensor &values,
                  DeviceTensor &y) override;
     void cast(const DeviceTensor &x, DeviceTensor &y) override;
     void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
                 DeviceTensor &y) override;
-    void neg(const DeviceTensor &x, DeviceTensor &y) override;
-    void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
-               DeviceTensor &out) override;
     void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
                const DeviceTensor &x, DeviceTensor &y) override;
     void transpose(std::span<const size_t> perm, const DeviceTensor &x, DeviceTensor &y) override;
@@ -118,6 +114,10 @@ private:
                          const std::function<Tensor(const Tensor &)> &make);
     // x converted to `to` (the same tensor when it already is).
     DeviceTensor converted(const DeviceTensor &x, DataType to);
+    // The registered kernels (Backend::register_kernel), by operator.
+    void neg(const DeviceTensor &x, DeviceTensor &y);
+    void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
+               DeviceTensor &out);
     void shift(bool left, const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y);
     void bitwise_and(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y);
     void copy(const DeviceTensor &src, const Shape &dims, const std::vector<int64_t> &strides,

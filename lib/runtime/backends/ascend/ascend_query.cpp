@@ -1,9 +1,13 @@
-// What the Ascend backend runs, per operator and dtype, on the SoC it has: asked for every node
+// What the Ascend backend runs, per operator and dtype, on the SoC it has: one table (a row per
+// operator group: dtype rules, the aclnn operators needed) walked by query(), asked for every node
 // before a session runs anything, so that work the device cannot do is refused up front with the
 // node, the operator or format, the dtype and the SoC. The dtype lists are those of CANN's
-// operator documentation (CANN-FACTS.md 2.2) for the aclnn operators each primitive uses.
+// operator documentation (CANN-FACTS.md 2.2) for the aclnn operators each primitive uses. An
+// operator with no row is not run here.
 #include <algorithm>
 #include <initializer_list>
+#include <string_view>
+#include <vector>
 
 #include "ascend_backend.hpp"
 
@@ -34,139 +38,217 @@ bool storable(DT t, SocFamily f) {
     return t == DT::undefined || acl_dtype(t) != cann::ACL_DT_UNDEFINED;
 }
 
-class Checker {
-public:
-    Checker(const Device &d, const OpQuery &q) : d_(d), q_(q) {}
+// Whether the CANN libraries export the aclnn operator `name` ("aclnnAdd").
+bool exported(const Cann &a, std::string_view name) {
+#define GGUFTOOL_ASCEND_EXPORTED(op, library, params) \
+    if (name == "aclnn" #op) return a.aclnn##op != nullptr;
+    GGUFTOOL_CANN_ACLNN_OPERATORS(GGUFTOOL_ASCEND_EXPORTED)
+#undef GGUFTOOL_ASCEND_EXPORTED
+    return false;
+}
 
-    // The first problem found, if any.
-    std::string problem;
-
-    void need(std::initializer_list<std::pair<const char *, bool>> ops) {
-        for (const auto &[name, present] : ops)
-            if (!present && problem.empty())
-                problem = fmt::format("{} is not exported by the CANN libraries ({})", name,
-                                      d_.api().layout);
-    }
-    void dtype(DT t, bool ok, const char *how) {
-        if (ok || !problem.empty()) return;
-        problem = t == DT::bfloat16 && !has_bf16(d_.family())
-                      ? fmt::format(
-                            "{} has no bfloat16 operators (CANN's docs list none for its "
-                            "SoC family); {} of bfloat16",
-                            d_.soc(), q_.op_type)
-                      : fmt::format("{} of {} is not supported on {} ({})", q_.op_type,
-                                    dtype_name(t), d_.soc(), how);
-    }
-    void refuse(const std::string &why) {
-        if (problem.empty()) problem = why;
-    }
-    DT input(size_t i) const { return i < q_.inputs.size() ? q_.inputs[i] : DT::undefined; }
-    DT output(size_t i) const { return i < q_.outputs.size() ? q_.outputs[i] : DT::undefined; }
-
-private:
-    const Device &d_;
-    const OpQuery &q_;
+// One dtype condition of a row: the element type of input `tensor` (kOutput: output 0) must
+// satisfy `ok`; `how` says which device operators set the limit.
+constexpr int kOutput = -1;
+struct DtypeRule {
+    int tensor;
+    bool (*ok)(DT t, SocFamily f);
+    const char *how;
 };
+
+// One aclnn operator a row's primitives launch, needed when `when` holds (always when null);
+// `label` names it in the message (default: the operator).
+struct Need {
+    const char *op;
+    bool (*when)(const Cann &a, SocFamily f) = nullptr;
+    const char *label = nullptr;
+};
+
+// What the Ascend backend does with some operators: the answer when nothing is refused, a
+// refusal that depends on more than dtypes (checked first), the dtype rules in order, and the
+// aclnn operators that must be exported. The first problem found is the answer's reason.
+struct AscendOp {
+    std::vector<std::string_view> ops;
+    Kind kind = Kind::native;
+    std::string (*refuse)(const OpQuery &q, const Device &d) = nullptr;
+    std::vector<DtypeRule> dtypes;
+    std::vector<Need> needs;
+};
+
+// DequantizePacked and Unpack are lowered to standard operators; the output Cast decides what the
+// SoC must have.
+std::string lowered_refusal(const OpQuery &q, const Device &d) {
+    const DT out = q.outputs.empty() ? DT::undefined : q.outputs[0];
+    if (out != DT::bfloat16 || has_bf16(d.family())) return {};
+    return fmt::format(
+        "{}{} to bfloat16: {} has no bfloat16 Cast (CANN's docs list "
+        "none for its SoC family)",
+        q.op_type, q.format ? fmt::format(" ({})", type_name(*q.format)) : "", d.soc());
+}
+
+std::string fmod_refusal(const OpQuery &q, const Device &d) {
+    if (q.attributes.get_int("fmod") != 1) return {};
+    return fmt::format("Mod with fmod=1 is not supported on {}", d.soc());
+}
+
+bool arithmetic_or_bool(DT t, SocFamily f) {
+    return arithmetic(t, f) || t == DT::bool_;
+}
+
+const std::vector<AscendOp> &table() {
+    static const std::vector<AscendOp> ops = {
+        {{"DequantizePacked", "Unpack"}, Kind::lowered, lowered_refusal, {}, {}},
+        // Views and host-side values: no device operator.
+        {{"Identity", "Reshape", "Unsqueeze", "BitCast", "Shape", "Constant"},
+         Kind::native,
+         nullptr,
+         {},
+         {}},
+        {{"Cast"},
+         Kind::native,
+         nullptr,
+         {{0, storable, "aclnnCast"}, {kOutput, storable, "aclnnCast"}},
+         {{"aclnnCast"}, {"aclnnInplaceCopy"}}},
+        {{"Add", "Sub", "Mul"},
+         Kind::native,
+         nullptr,
+         {{0, arithmetic,
+           "aclnnAdd, aclnnSub and aclnnMul take no unsigned type wider "
+           "than uint8"}},
+         {{"aclnnAdd"}, {"aclnnSub"}, {"aclnnMul"}}},
+        {{"Div"},
+         Kind::native,
+         nullptr,
+         {{0, arithmetic, "aclnnDiv, aclnnFloorDivide and aclnnDivMod"}},
+         {{"aclnnDiv"}, {"aclnnFloorDivide"}, {"aclnnDivMod"}}},
+        {{"Mod"},
+         Kind::native,
+         fmod_refusal,
+         {{0,
+           [](DT t, SocFamily f) {
+               return in(t, {DT::int32, DT::int64, DT::float16, DT::float32, DT::float64}) ||
+                      (t == DT::bfloat16 && has_bf16(f));
+           },
+           "aclnnRemainderTensorTensor"}},
+         {{"aclnnRemainderTensorTensor"}}},
+        {{"Min"}, Kind::native, nullptr, {{0, arithmetic, "aclnnMinimum"}}, {{"aclnnMinimum"}}},
+        {{"Equal"},
+         Kind::native,
+         nullptr,
+         {{0, arithmetic_or_bool, "aclnnEqTensor"}},
+         {{"aclnnEqTensor"}}},
+        {{"BitwiseAnd"},
+         Kind::native,
+         nullptr,
+         {{0,
+           [](DT t, SocFamily) {
+               return in(t, {DT::int8, DT::uint8, DT::int16, DT::uint16, DT::int32, DT::int64,
+                             DT::bool_});
+           },
+           "aclnnBitwiseAndTensor"}},
+         {{"aclnnBitwiseAndTensor"}, {"aclnnBitwiseAndScalar"}, {"aclnnCast"}}},
+        {{"BitShift"},
+         Kind::native,
+         nullptr,
+         {{0,
+           [](DT t, SocFamily) {
+               return in(t, {DT::uint8, DT::uint16, DT::uint32});
+           },
+           "shifts run as FloorDivide and Mul by powers of two; uint64 has no exact path"}},
+         {{"aclnnFloorDivide"},
+          {"aclnnMul"},
+          {"aclnnBitwiseAndScalar"},
+          {"aclnnCast"},
+          {"aclnnFloorDivides", [](const Cann &, SocFamily f) { return f != SocFamily::p310; }}}},
+        {{"Neg"},
+         Kind::native,
+         nullptr,
+         {{0, [](DT t, SocFamily f) { return arithmetic(t, f) && t != DT::uint8; }, "aclnnNeg"}},
+         {{"aclnnNeg"}}},
+        {{"Where"}, Kind::native, nullptr, {{1, storable, "aclnnSWhere"}}, {{"aclnnSWhere"}}},
+        {{"Gather"},
+         Kind::native,
+         nullptr,
+         {{0, arithmetic_or_bool, "aclnnGatherV2"},
+          {1,
+           [](DT t, SocFamily) {
+               return in(t, {DT::int32, DT::int64});
+           },
+           "aclnnGatherV2 indices"}},
+         {{"aclnnGatherV2"}}},
+        {{"Slice", "Transpose"},
+         Kind::native,
+         nullptr,
+         {{0, storable, "aclnnInplaceCopy"}},
+         {{"aclnnInplaceCopy"}}},
+        {{"Concat"},
+         Kind::native,
+         nullptr,
+         {{0, storable, "aclnnCat"}},
+         {{"aclnnCat"}, {"aclnnInplaceCopy"}}},
+        {{"Range"},
+         Kind::native,
+         nullptr,
+         {{0,
+           [](DT t, SocFamily) {
+               return in(t, {DT::int16, DT::int32, DT::int64});
+           },
+           "aclnnArange computes start + i * step, not Range's running sum, for floats"}},
+         {{"aclnnArange"}}},
+        {{"OneHot"},
+         Kind::native,
+         nullptr,
+         {{0,
+           [](DT t, SocFamily f) {
+               return arithmetic(t, f) || in(t, {DT::uint16, DT::uint32, DT::uint64});
+           },
+           "OneHot indices are cast to int64"},
+          {2, storable, "aclnnSWhere"}},
+         {{"aclnnCast"},
+          {"aclnnClamp"},
+          {"aclnnAdds"},
+          {"aclnnSWhere"},
+          {"aclnnOneHot", [](const Cann &a, SocFamily) { return !a.has_atb; },
+           "aclnnOneHot (ATB absent)"}}},
+    };
+    return ops;
+}
+
+// The first problem with running `q` by `row` on `d`, or "".
+std::string problem(const AscendOp &row, const OpQuery &q, const Device &d) {
+    const SocFamily f = d.family();
+    if (row.refuse)
+        if (std::string why = row.refuse(q, d); !why.empty()) return why;
+    for (const DtypeRule &r : row.dtypes) {
+        const std::vector<DT> &list = r.tensor == kOutput ? q.outputs : q.inputs;
+        const size_t i = r.tensor == kOutput ? 0 : size_t(r.tensor);
+        const DT t = i < list.size() ? list[i] : DT::undefined;
+        if (r.ok(t, f)) continue;
+        if (t == DT::bfloat16 && !has_bf16(f))
+            return fmt::format(
+                "{} has no bfloat16 operators (CANN's docs list none for its "
+                "SoC family); {} of bfloat16",
+                d.soc(), q.op_type);
+        return fmt::format("{} of {} is not supported on {} ({})", q.op_type, dtype_name(t),
+                           d.soc(), r.how);
+    }
+    for (const Need &n : row.needs)
+        if ((!n.when || n.when(d.api(), f)) && !exported(d.api(), n.op))
+            return fmt::format("{} is not exported by the CANN libraries ({})",
+                               n.label ? n.label : n.op, d.api().layout);
+    return {};
+}
 
 }  // namespace
 
 Capability AscendBackend::query(const OpQuery &q) const {
-    const Device &d = *device_;
-    const Cann &a = d.api();
-    const SocFamily f = d.family();
-    Checker c(d, q);
-    const std::string &op = q.op_type;
-    const DT t = c.input(0);
-
-    if (op == "DequantizePacked" || op == "Unpack") {
-        // Lowered to standard operators; the output Cast decides what the SoC must have.
-        const DT out = c.output(0);
-        if (out == DT::bfloat16 && !has_bf16(f))
-            c.refuse(fmt::format(
-                "{}{} to bfloat16: {} has no bfloat16 Cast (CANN's docs list "
-                "none for its SoC family)",
-                op, q.format ? fmt::format(" ({})", type_name(*q.format)) : "", d.soc()));
-        if (c.problem.empty()) return {Kind::lowered, {}};
-    } else if (op == "Identity" || op == "Reshape" || op == "Unsqueeze" || op == "BitCast" ||
-               op == "Shape" || op == "Constant") {
-        return {};  // views and host-side values: no device operator
-    } else if (op == "Cast") {
-        c.dtype(t, storable(t, f), "aclnnCast");
-        c.dtype(c.output(0), storable(c.output(0), f), "aclnnCast");
-        c.need({{"aclnnCast", a.aclnnCast}, {"aclnnInplaceCopy", a.aclnnInplaceCopy}});
-    } else if (op == "Add" || op == "Sub" || op == "Mul") {
-        c.dtype(t, arithmetic(t, f),
-                "aclnnAdd, aclnnSub and aclnnMul take no unsigned type wider "
-                "than uint8");
-        c.need({{"aclnnAdd", a.aclnnAdd}, {"aclnnSub", a.aclnnSub}, {"aclnnMul", a.aclnnMul}});
-    } else if (op == "Div") {
-        c.dtype(t, arithmetic(t, f), "aclnnDiv, aclnnFloorDivide and aclnnDivMod");
-        c.need({{"aclnnDiv", a.aclnnDiv},
-                {"aclnnFloorDivide", a.aclnnFloorDivide},
-                {"aclnnDivMod", a.aclnnDivMod}});
-    } else if (op == "Mod") {
-        if (q.direction == "fmod")
-            c.refuse(fmt::format("Mod with fmod=1 is not supported on {}", d.soc()));
-        c.dtype(t,
-                in(t, {DT::int32, DT::int64, DT::float16, DT::float32, DT::float64}) ||
-                    (t == DT::bfloat16 && has_bf16(f)),
-                "aclnnRemainderTensorTensor");
-        c.need({{"aclnnRemainderTensorTensor", a.aclnnRemainderTensorTensor}});
-    } else if (op == "Min") {
-        c.dtype(t, arithmetic(t, f), "aclnnMinimum");
-        c.need({{"aclnnMinimum", a.aclnnMinimum}});
-    } else if (op == "Equal") {
-        c.dtype(t, arithmetic(t, f) || t == DT::bool_, "aclnnEqTensor");
-        c.need({{"aclnnEqTensor", a.aclnnEqTensor}});
-    } else if (op == "BitwiseAnd") {
-        c.dtype(
-            t, in(t, {DT::int8, DT::uint8, DT::int16, DT::uint16, DT::int32, DT::int64, DT::bool_}),
-            "aclnnBitwiseAndTensor");
-        c.need({{"aclnnBitwiseAndTensor", a.aclnnBitwiseAndTensor},
-                {"aclnnBitwiseAndScalar", a.aclnnBitwiseAndScalar},
-                {"aclnnCast", a.aclnnCast}});
-    } else if (op == "BitShift") {
-        c.dtype(t, in(t, {DT::uint8, DT::uint16, DT::uint32}),
-                "shifts run as FloorDivide and Mul by powers of two; uint64 has no exact path");
-        c.need({{"aclnnFloorDivide", a.aclnnFloorDivide},
-                {"aclnnMul", a.aclnnMul},
-                {"aclnnBitwiseAndScalar", a.aclnnBitwiseAndScalar},
-                {"aclnnCast", a.aclnnCast}});
-        if (f != SocFamily::p310) c.need({{"aclnnFloorDivides", a.aclnnFloorDivides}});
-    } else if (op == "Neg") {
-        c.dtype(t, arithmetic(t, f) && t != DT::uint8, "aclnnNeg");
-        c.need({{"aclnnNeg", a.aclnnNeg}});
-    } else if (op == "Where") {
-        c.dtype(c.input(1), storable(c.input(1), f), "aclnnSWhere");
-        c.need({{"aclnnSWhere", a.aclnnSWhere}});
-    } else if (op == "Gather") {
-        c.dtype(t, arithmetic(t, f) || t == DT::bool_, "aclnnGatherV2");
-        c.dtype(c.input(1), in(c.input(1), {DT::int32, DT::int64}), "aclnnGatherV2 indices");
-        c.need({{"aclnnGatherV2", a.aclnnGatherV2}});
-    } else if (op == "Slice" || op == "Transpose") {
-        c.dtype(t, storable(t, f), "aclnnInplaceCopy");
-        c.need({{"aclnnInplaceCopy", a.aclnnInplaceCopy}});
-    } else if (op == "Concat") {
-        c.dtype(t, storable(t, f), "aclnnCat");
-        c.need({{"aclnnCat", a.aclnnCat}, {"aclnnInplaceCopy", a.aclnnInplaceCopy}});
-    } else if (op == "Range") {
-        c.dtype(t, in(t, {DT::int16, DT::int32, DT::int64}),
-                "aclnnArange computes start + i * step, not Range's running sum, for floats");
-        c.need({{"aclnnArange", a.aclnnArange}});
-    } else if (op == "OneHot") {
-        c.dtype(t, arithmetic(t, f) || in(t, {DT::uint16, DT::uint32, DT::uint64}),
-                "OneHot indices are cast to int64");
-        c.dtype(c.input(2), storable(c.input(2), f), "aclnnSWhere");
-        c.need({{"aclnnCast", a.aclnnCast},
-                {"aclnnClamp", a.aclnnClamp},
-                {"aclnnAdds", a.aclnnAdds},
-                {"aclnnSWhere", a.aclnnSWhere}});
-        if (!a.has_atb) c.need({{"aclnnOneHot (ATB absent)", a.aclnnOneHot}});
-    } else {
-        c.refuse(fmt::format("the ascend backend has no {}", op));
+    for (const AscendOp &row : table()) {
+        if (std::find(row.ops.begin(), row.ops.end(), q.op_type) == row.ops.end()) continue;
+        std::string why = problem(row, q, *device_);
+        if (why.empty()) return {row.kind, {}};
+        return {Kind::unsupported, std::move(why)};
     }
-    if (c.problem.empty()) return {};
-    return {Kind::unsupported, c.problem};
+    return {Kind::unsupported, fmt::format("the ascend backend has no {}", q.op_type)};
 }
 
 }  // namespace gguftool::runtime::ascend

@@ -29,6 +29,12 @@ uint8_t *mutable_bytes(DeviceTensor &t) {
     return buffer_of(t).tensor.mutable_data();
 }
 
+CpuBackend::CpuBackend(unsigned threads) : threads_(threads) {
+    for (const std::span<const CpuKernel> rows : {where_neg_kernels()})
+        for (const CpuKernel &k : rows)
+            register_kernel(k.op_type, [this, run = k.run](const KernelArgs &a) { run(*this, a); });
+}
+
 std::string CpuBackend::description() const {
     const unsigned n = thread_count(threads_);
     return fmt::format("cpu, {} {}", n, n == 1 ? "thread" : "threads");

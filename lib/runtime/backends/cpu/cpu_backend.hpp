@@ -6,9 +6,19 @@
 
 namespace gguftool::runtime::cpu {
 
+class CpuBackend;
+
+// A CPU kernel registered by operator name (Backend::register_kernel): each cpu_*.cpp file lists
+// its rows, CpuBackend's constructor registers them all.
+struct CpuKernel {
+    const char *op_type;
+    void (*run)(CpuBackend &cpu, const KernelArgs &args);
+};
+std::span<const CpuKernel> where_neg_kernels();  // Where, Neg
+
 class CpuBackend final : public Backend {
 public:
-    explicit CpuBackend(unsigned threads) : threads_(threads) {}
+    explicit CpuBackend(unsigned threads);
     std::string name() const override { return "cpu"; }
     std::string description() const override;  // "cpu, 2 threads"
 
@@ -23,9 +33,6 @@ public:
     void cast(const DeviceTensor &x, DeviceTensor &y) override;
     void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
                 DeviceTensor &y) override;
-    void neg(const DeviceTensor &x, DeviceTensor &y) override;
-    void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
-               DeviceTensor &out) override;
     void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
                const DeviceTensor &x, DeviceTensor &y) override;
     void transpose(std::span<const size_t> perm, const DeviceTensor &x, DeviceTensor &y) override;

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "cpu_backend.hpp"
-#include "gguftool/half.hpp"
+#include "cpu_types.hpp"
 #include "gguftool/parallel.hpp"
 
 namespace gguftool::runtime::cpu {
@@ -15,45 +15,20 @@ namespace {
 // Element i of a numeric tensor as an int64 index (floats truncated toward zero, as OneHot casts
 // them); nullopt when it has no int64 value (NaN, infinite, out of range).
 std::optional<int64_t> index_at(DataType t, const uint8_t *p, uint64_t i) {
-    double d = 0;
-    switch (t) {
-        case DataType::int64:
-            return reinterpret_cast<const int64_t *>(p)[i];
-        case DataType::int32:
-            return reinterpret_cast<const int32_t *>(p)[i];
-        case DataType::int16:
-            return reinterpret_cast<const int16_t *>(p)[i];
-        case DataType::int8:
-            return reinterpret_cast<const int8_t *>(p)[i];
-        case DataType::uint32:
-            return reinterpret_cast<const uint32_t *>(p)[i];
-        case DataType::uint16:
-            return reinterpret_cast<const uint16_t *>(p)[i];
-        case DataType::uint8:
-            return p[i];
-        case DataType::uint64: {
-            const uint64_t v = reinterpret_cast<const uint64_t *>(p)[i];
+    if (!is_integer(t) && !is_floating(t)) return std::nullopt;
+    return with_value(t, p, i, [](auto v) -> std::optional<int64_t> {
+        using V = decltype(v);
+        if constexpr (std::is_same_v<V, double>) {
+            const double d = std::trunc(v);
+            if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return std::nullopt;
+            return int64_t(d);
+        } else if constexpr (std::is_same_v<V, uint64_t>) {
             if (v > uint64_t(INT64_MAX)) return std::nullopt;
             return int64_t(v);
+        } else {
+            return v;
         }
-        case DataType::float32:
-            d = reinterpret_cast<const float *>(p)[i];
-            break;
-        case DataType::float64:
-            d = reinterpret_cast<const double *>(p)[i];
-            break;
-        case DataType::float16:
-            d = fp16_to_f32(reinterpret_cast<const uint16_t *>(p)[i]);
-            break;
-        case DataType::bfloat16:
-            d = bf16_to_f32(reinterpret_cast<const uint16_t *>(p)[i]);
-            break;
-        default:
-            return std::nullopt;
-    }
-    d = std::trunc(d);
-    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return std::nullopt;
-    return int64_t(d);
+    });
 }
 
 // Calls f(I{}) with I the C++ type of an INT32 or INT64 index tensor.

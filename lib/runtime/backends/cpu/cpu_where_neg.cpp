@@ -46,10 +46,11 @@ void where_rows(const BroadcastPlan<3> &p, const uint8_t *c, const W *x, const W
     });
 }
 
-}  // namespace
-
-void CpuBackend::where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
-                       DeviceTensor &out) {
+// Where: condition BOOL (any non-zero byte is true), x, y and out of one type; the three
+// broadcast (NumPy rules) to out.
+void where(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &condition = *args.inputs[0], &x = *args.inputs[1], &y = *args.inputs[2];
+    DeviceTensor &out = args.outputs[0];
     const uint64_t n = out.elements();
     if (n == 0) return;
     const BroadcastPlan<3> p = broadcast_plan<3>({&condition.shape, &x.shape, &y.shape}, out.shape);
@@ -57,14 +58,17 @@ void CpuBackend::where(const DeviceTensor &condition, const DeviceTensor &x, con
     uint8_t *po = mutable_bytes(out);
     with_word(dtype_size(out.dtype), [&](auto word) {
         using W = decltype(word);
-        parallel_for(n, threads_, kGrain, [&](uint64_t b, uint64_t e) {
+        parallel_for(n, cpu.threads(), kGrain, [&](uint64_t b, uint64_t e) {
             where_rows(p, pc, reinterpret_cast<const W *>(px), reinterpret_cast<const W *>(py),
                        reinterpret_cast<W *>(po), b, e);
         });
     });
 }
 
-void CpuBackend::neg(const DeviceTensor &x, DeviceTensor &y) {
+// Neg: signed integers wrap (the minimum stays), floats flip the sign bit (NaNs too).
+void neg(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &x = *args.inputs[0];
+    DeviceTensor &y = args.outputs[0];
     const uint64_t n = x.elements();
     if (n == 0) return;
     const size_t es = dtype_size(x.dtype);
@@ -77,13 +81,23 @@ void CpuBackend::neg(const DeviceTensor &x, DeviceTensor &y) {
         const W *in = reinterpret_cast<const W *>(px);
         W *out = reinterpret_cast<W *>(py);
         const W sign = W(W(1) << (es * 8 - 1));
-        parallel_for(n, threads_, kGrain, [&](uint64_t b, uint64_t e) {
+        parallel_for(n, cpu.threads(), kGrain, [&](uint64_t b, uint64_t e) {
             if (floating)
                 for (uint64_t i = b; i < e; ++i) out[i] = W(in[i] ^ sign);
             else
                 for (uint64_t i = b; i < e; ++i) out[i] = W(W(0) - in[i]);
         });
     });
+}
+
+}  // namespace
+
+std::span<const CpuKernel> where_neg_kernels() {
+    static constexpr CpuKernel rows[] = {
+        {"Where", where},
+        {"Neg", neg},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::cpu
