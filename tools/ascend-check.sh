@@ -53,7 +53,7 @@ fi
 say ""
 
 exe=$build/gguftool
-if step "build" bash -c "cmake -S . -B '$build' -DCMAKE_BUILD_TYPE=Release -DGGUFTOOL_BUILD_TESTS=OFF -DGGUFTOOL_BUILD_BENCH=OFF >/dev/null && cmake --build '$build' -j\$(nproc) --target gguftool_cli"; then
+if step "build" bash -c "cmake -S . -B '$build' -DCMAKE_BUILD_TYPE=Release -DGGUFTOOL_BUILD_TESTS=OFF -DGGUFTOOL_BUILD_BENCH=OFF >/dev/null && cmake --build '$build' -j\$(nproc) --target gguftool_cli gguftool_onnx_cli"; then
     # The real CANN, not the emulation: the backend's description says which it found.
     step "backend found CANN (not the emulation)" bash -c \
         "'$exe' run --backend ascend --test-dir testdata/node-tests/test_unsqueeze_axis_0 2>&1 | tee /dev/stderr | grep -q '^backend: ascend' && ! '$exe' run --backend ascend --test-dir testdata/node-tests/test_unsqueeze_axis_0 2>&1 | grep -q emulation"
@@ -70,7 +70,7 @@ if step "build" bash -c "cmake -S . -B '$build' -DCMAKE_BUILD_TYPE=Release -DGGU
         dirs="$inc/include;$inc/include/aclnnop"
         [ -n "${ATB_HOME_PATH:-}" ] && dirs="$dirs;$ATB_HOME_PATH/include"
         step "cann_abi_check against $inc/include" bash -c \
-            "cmake -S . -B '$build' '-DGGUFTOOL_CANN_INCLUDE_DIRS=$dirs' >/dev/null && cmake --build '$build' --target cann_abi_check"
+            "cmake -S . -B '$build' -DGGUFTOOL_BUILD_TOOLS=ON '-DGGUFTOOL_CANN_INCLUDE_DIRS=$dirs' >/dev/null && cmake --build '$build' --target cann_abi_check"
     fi
 fi
 
