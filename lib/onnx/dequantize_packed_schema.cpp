@@ -38,8 +38,11 @@ std::string wrapped(const std::string &text, size_t width) {
     for (size_t at = 0; at < text.size();) {
         size_t end = text.find(' ', at);
         if (end == std::string::npos) end = text.size();
-        if (at > 0) out += out.size() - line + 1 + (end - at) > width ? '\n' : ' ';
-        if (out.back() == '\n') line = out.size();
+        if (at > 0) {
+            const bool breaks = out.size() - line + 1 + (end - at) > width;
+            out += breaks ? '\n' : ' ';
+            if (breaks) line = out.size();
+        }
         out.append(text, at, end - at);
         at = end + 1;
     }
