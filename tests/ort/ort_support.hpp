@@ -27,8 +27,7 @@ inline const std::string kOrtPackage =
 inline const std::string &ort_unavailable() {
     static const std::string why = [] {
         if (kNode.empty()) return std::string("no node binary found at configure time");
-        const RunResult r =
-            testkit::run({kNode, "-e", "require(process.argv[1])", kOrtPackage});
+        const RunResult r = testkit::run({kNode, "-e", "require(process.argv[1])", kOrtPackage});
         return r.status == 0 ? std::string()
                              : "node cannot load " + kOrtPackage + " (npm ci): " + r.err;
     }();
