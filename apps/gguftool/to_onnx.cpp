@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "gguftool/decoder_export.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/lower.hpp"
 #include "gguftool/onnx_export.hpp"
@@ -19,6 +20,7 @@ namespace {
 struct Options {
     std::string file;
     std::string output;
+    std::string graph = "tensors";
     std::string mode = "packed";
     std::string output_dtype = "float";
     std::vector<std::string> tensor_globs;
@@ -63,7 +65,51 @@ private:
     bool drawn_ = false;
 };
 
+int usage(const std::string &what) {
+    fmt::print(stderr, "gguftool to-onnx: {}\nRun with --help for more information.\n", what);
+    return kExitUsage;
+}
+
+// --graph decoder: the model as a runnable decoder package (gguftool/decoder_export.hpp).
+int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
+    decoder::Options o;
+    o.opset = opt.opset;
+    o.weight_type = *onnx_export::output_type_from_name(opt.output_dtype);
+    o.threads = opt.threads;
+    if (bar) o.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
+    const gguf::Model model = gguf::Model::open(opt.file);
+    decoder::Result r;
+    try {
+        r = decoder::export_decoder(model, opt.output, o);
+    } catch (...) {
+        if (bar) bar->finish();
+        throw;
+    }
+    if (bar) bar->finish();
+    if (opt.quiet) return kExitOk;
+    const decoder::Hparams &h = r.hparams;
+    fmt::print(
+        "{}: {} decoder, {} {}, {} heads ({} KV) of {}, vocabulary {}; {} nodes at opset {}, {} "
+        "weights as DequantizePacked{}, {} of tensor data\n",
+        r.directory, h.arch, h.n_layer, plural(uint64_t(h.n_layer), "layer"), h.n_head,
+        h.n_head_kv, h.head_dim, h.n_vocab, r.nodes, r.opset, r.packed,
+        opt.opset ? " (lowered)" : "", human_bytes(double(r.tensor_bytes)));
+    return kExitOk;
+}
+
 int run(const Options &opt) {
+    std::unique_ptr<ProgressBar> bar;
+    if (!opt.quiet && ::isatty(STDERR_FILENO)) bar = std::make_unique<ProgressBar>();
+    if (opt.graph == "decoder") {
+        if (opt.mode != "packed" || !opt.tensor_globs.empty() || opt.keep_plain_types ||
+            opt.external_data || opt.max_array)
+            return usage(
+                "--graph decoder takes --opset, --output-dtype and --threads only (its weights "
+                "are DequantizePacked, its data external)");
+        if (opt.output_dtype != "float" && opt.output_dtype != "float16")
+            return usage("--graph decoder: --output-dtype is float or float16");
+        return run_decoder(opt, std::move(bar));
+    }
     onnx_export::Options o;
     o.mode = *onnx_export::mode_from_name(opt.mode);  // CLI11 checked the names
     o.output_type = *onnx_export::output_type_from_name(opt.output_dtype);
@@ -73,11 +119,7 @@ int run(const Options &opt) {
     o.max_array = opt.max_array;
     o.threads = opt.threads;
     o.opset = opt.opset;
-    std::unique_ptr<ProgressBar> bar;
-    if (!opt.quiet && ::isatty(STDERR_FILENO)) {
-        bar = std::make_unique<ProgressBar>();
-        o.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
-    }
+    if (bar) o.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
 
     const gguf::Model model = gguf::Model::open(opt.file);
     onnx_export::Result r;
@@ -113,7 +155,14 @@ Runner add_to_onnx(CLI::App &app) {
     auto opt = std::make_shared<Options>();
     auto *cmd = app.add_subcommand(kToOnnxCommand.name, kToOnnxCommand.summary);
     cmd->add_option("FILE", opt->file, "GGUF file (any shard of a split model)")->required();
-    cmd->add_option("OUTPUT", opt->output, "ONNX file to write")->required();
+    cmd->add_option("OUTPUT", opt->output,
+                    "ONNX file to write (--graph decoder: the package directory, new)")
+        ->required();
+    cmd->add_option("--graph", opt->graph,
+                    "tensors: every tensor as a graph output; decoder: the model with its KV "
+                    "cache (llama, mistral3, qwen2, qwen3, gemma, gemma2, gemma3, phi3)")
+        ->check(CLI::IsMember({"tensors", "decoder"}))
+        ->capture_default_str();
     cmd->add_option("--mode", opt->mode,
                     "packed: DequantizePacked per quantized tensor; unpack: Unpack and standard "
                     "operators where the format allows; dequantized: decoded weights")

@@ -6,6 +6,8 @@
 // missing or unusable, an ONNX model that cannot be loaded or run).
 #include "gguftool/verify.hpp"
 
+#include "gguftool/decoder_verify.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -37,6 +39,10 @@ struct Options {
     std::string onnx_model;
     std::string backend = "cpu";
     int device = 0;
+    std::string decoder_dir;
+    std::vector<int32_t> ids;
+    std::string prompt;
+    int steps = 4;
 };
 
 // A one-line progress bar on stderr, redrawn at most ten times a second; cleared before a table
@@ -224,6 +230,59 @@ int run(const Options &opt) {
     return report.mismatched ? kExitInvalid : kExitOk;
 }
 
+// --decoder: the exported decoder's logits against llama.cpp's, step by step.
+int run_decoder(const Options &opt) {
+    vf::DecoderVerifyOptions o;
+    o.ids = opt.ids;
+    o.prompt = opt.prompt;
+    o.steps = opt.steps;
+    o.threads = opt.threads;
+    o.backend = opt.backend;
+    if (o.ids.empty() && o.prompt.empty()) o.prompt = "The capital of France is";
+    const vf::DecoderReport r = vf::verify_decoder(opt.file, opt.decoder_dir, o);
+    if (opt.json) {
+        nlohmann::ordered_json j;
+        j["model"] = opt.file;
+        j["decoder"] = opt.decoder_dir;
+        j["tokens"] = r.tokens;
+        j["prompt_tokens"] = r.prompt_tokens;
+        j["tolerance"] = {{"weights", r.tolerance.weights},
+                          {"relative", r.tolerance.relative},
+                          {"kl", r.tolerance.kl}};
+        for (const vf::DecoderStep &s : r.steps)
+            j["steps"].push_back({{"step", s.index},
+                                  {"positions", s.positions},
+                                  {"max_abs", s.max_abs},
+                                  {"spread", s.spread},
+                                  {"relative", s.relative},
+                                  {"kl", s.kl},
+                                  {"top1_agree", s.top1_agree},
+                                  {"pass", s.pass}});
+        j["pass"] = r.pass;
+        fmt::print("{}\n", j.dump(2));
+    } else {
+        fmt::print("{} against llama.cpp ({} prompt {}, {} {})\n", opt.decoder_dir,
+                   r.prompt_tokens, plural(uint64_t(r.prompt_tokens), "token"),
+                   r.steps.size() - 1, plural(uint64_t(r.steps.size() - 1), "step"));
+        fmt::print("{:>4}  {:>9}  {:>10}  {:>9}  {:>10}  {:>10}  {:>5}  {}\n", "step",
+                   "positions", "max|Δ|", "spread", "max|Δ|/spr", "KL", "top-1", "");
+        for (const vf::DecoderStep &s : r.steps)
+            fmt::print("{:>4}  {:>9}  {:>10.3g}  {:>9.3g}  {:>10.3g}  {:>10.3g}  {:>2}/{:<2}  {}\n",
+                       s.index == 0 ? std::string("fill") : std::to_string(s.index),
+                       s.positions, s.max_abs, s.spread, s.relative, s.kl, s.top1_agree,
+                       s.positions, s.pass ? "ok" : "MISMATCH");
+        fmt::print("tolerance ({} weights): max|Δ|/spread <= {:g}, KL <= {:g}, top-1 equal but "
+                   "for near ties\n",
+                   r.tolerance.weights, r.tolerance.relative, r.tolerance.kl);
+        fmt::print("{}\n", r.pass ? "decoder agrees with llama.cpp" : "decoder DIFFERS from llama.cpp");
+    }
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::perror("gguftool: writing output");
+        return kExitUsage;
+    }
+    return r.pass ? kExitOk : kExitInvalid;
+}
+
 }  // namespace
 
 Runner add_verify(CLI::App &app) {
@@ -249,10 +308,29 @@ Runner add_verify(CLI::App &app) {
                                  "Compare the outputs of this converted model, run by the "
                                  "executor, instead of the decoder's")
                      ->type_name("MODEL.onnx");
-    cmd->add_option("--backend", opt->backend, "With --onnx: the backend that runs the model")
-        ->check(CLI::IsMember(runtime::backend_names()))
+    auto *dec = cmd->add_option("--decoder", opt->decoder_dir,
+                                "Compare this decoder package (to-onnx --graph decoder), run by "
+                                "the executor, with llama.cpp's logits on MODEL")
+                    ->type_name("DIR");
+    auto *ids = cmd->add_option("--ids", opt->ids, "With --decoder: the prompt as token ids")
+                    ->delimiter(',')
+                    ->type_name("I,J,...")
+                    ->needs(dec);
+    cmd->add_option("--prompt", opt->prompt,
+                    "With --decoder: the prompt as text, tokenized by llama.cpp")
+        ->type_name("TEXT")
+        ->needs(dec)
+        ->excludes(ids);
+    cmd->add_option("--steps", opt->steps,
+                    "With --decoder: single-token steps after the prompt")
+        ->check(CLI::Range(0, 4096))
+        ->type_name("N")
         ->capture_default_str()
-        ->needs(onnx);
+        ->needs(dec);
+    cmd->add_option("--backend", opt->backend,
+                    "With --onnx or --decoder: the backend that runs the model")
+        ->check(CLI::IsMember(runtime::backend_names()))
+        ->capture_default_str();
     cmd->add_option("--device", opt->device,
                     "With --onnx: device number, for a backend with devices")
         ->check(CLI::NonNegativeNumber)
@@ -260,9 +338,11 @@ Runner add_verify(CLI::App &app) {
         ->capture_default_str()
         ->needs(onnx);
     lib->excludes(ref);
+    dec->excludes(ref)->excludes(onnx);
     return [opt] {
         // verify's own exit codes: file errors are 2 here (1 means a mismatch).
         try {
+            if (!opt->decoder_dir.empty()) return run_decoder(*opt);
             return run(*opt);
         } catch (const std::exception &e) {
             fmt::print(stderr, "gguftool: {}\n", e.what());

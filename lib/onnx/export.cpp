@@ -38,42 +38,6 @@ DataType plain_output_type(GgmlType type, const Options &opt) {
     return is_floating(stored) && !opt.keep_plain_types ? opt.output_type : stored;
 }
 
-void emit(GraphBuilder &g, const gguf::Model &model, const gguf::TensorInfo &t,
-          const Options &opt) {
-    if (t.name.empty())  // ONNX value names are non-empty
-        throw Error(model.shards().at(t.shard)->path(), t.file_offset,
-                    "a tensor with an empty name cannot be a graph output");
-    const gguf::TensorData source = gguf::TensorData::copy(*model.shards().at(t.shard), t);
-    if (!traits(t.type).quantized) {
-        emit_plain(g, t, source, model.first().byte_order() == gguf::ByteOrder::big,
-                   plain_output_type(t.type, opt), opt.threads);
-        return;
-    }
-    if (model.first().byte_order() == gguf::ByteOrder::big)
-        throw Error(model.shards().at(t.shard)->path(), t.file_offset,
-                    fmt::format("tensor {}: {} data of a big-endian file cannot be converted",
-                                t.name, type_name(t.type)));
-    switch (opt.mode) {
-        case Mode::packed:
-            emit_packed(g, t, source, opt.output_type);
-            break;
-        case Mode::unpack:
-            if (!emit_unpack(g, t, opt.output_type)) emit_packed(g, t, source, opt.output_type);
-            break;
-        case Mode::dequantized:
-            emit_dequantized(g, t, opt.output_type, opt.threads);
-            break;
-    }
-}
-
-std::string graph_name(const gguf::Model &model) {
-    if (const gguf::MetadataEntry *e = model.first().find("general.name");
-        e && e->value.type() == gguf::ValueType::string && !e->value.as_string().empty())
-        return std::string(e->value.as_string());
-    const std::string stem = std::filesystem::path(model.first().path()).stem().string();
-    return stem.empty() ? "gguf" : stem;
-}
-
 // Runs ONNX's shape inference, strict, on the graph with the payload initializers (types and
 // dims, no data): a mistake of ours is reported before anything is written.
 void check_shapes(const onnx::GraphProto &graph, const std::vector<Payload> &payloads,
@@ -98,6 +62,46 @@ void check_shapes(const onnx::GraphProto &graph, const std::vector<Payload> &pay
 }
 
 }  // namespace
+
+namespace detail {
+
+void emit_tensor(GraphBuilder &g, const gguf::Model &model, const gguf::TensorInfo &t, Mode mode,
+                 DataType quantized_out, DataType plain_out, unsigned threads) {
+    if (t.name.empty())  // ONNX value names are non-empty
+        throw Error(model.shards().at(t.shard)->path(), t.file_offset,
+                    "a tensor with an empty name cannot be a graph output");
+    const gguf::TensorData source = gguf::TensorData::copy(*model.shards().at(t.shard), t);
+    if (!traits(t.type).quantized) {
+        emit_plain(g, t, source, model.first().byte_order() == gguf::ByteOrder::big, plain_out,
+                   threads);
+        return;
+    }
+    if (model.first().byte_order() == gguf::ByteOrder::big)
+        throw Error(model.shards().at(t.shard)->path(), t.file_offset,
+                    fmt::format("tensor {}: {} data of a big-endian file cannot be converted",
+                                t.name, type_name(t.type)));
+    switch (mode) {
+        case Mode::packed:
+            emit_packed(g, t, source, quantized_out);
+            break;
+        case Mode::unpack:
+            if (!emit_unpack(g, t, quantized_out)) emit_packed(g, t, source, quantized_out);
+            break;
+        case Mode::dequantized:
+            emit_dequantized(g, t, quantized_out, threads);
+            break;
+    }
+}
+
+std::string graph_name(const gguf::Model &model) {
+    if (const gguf::MetadataEntry *e = model.first().find("general.name");
+        e && e->value.type() == gguf::ValueType::string && !e->value.as_string().empty())
+        return std::string(e->value.as_string());
+    const std::string stem = std::filesystem::path(model.first().path()).stem().string();
+    return stem.empty() ? "gguf" : stem;
+}
+
+}  // namespace detail
 
 const char *mode_name(Mode m) {
     switch (m) {
@@ -138,7 +142,9 @@ Result export_model(const gguf::Model &model, const std::string &output, const O
     for (const auto &shard : model.shards()) prepare_input(shard->bytes());
     Plan plan;
     GraphBuilder g(plan, tensors);
-    for (const gguf::TensorInfo *t : tensors) emit(g, model, *t, opt);
+    for (const gguf::TensorInfo *t : tensors)
+        emit_tensor(g, model, *t, opt.mode, opt.output_type, plain_output_type(t->type, opt),
+                    opt.threads);
     plan.graph.set_name(graph_name(model));
     int opset_version = model_opset(opt.mode, plan.graph);
     check_shapes(plan.graph, plan.payloads, opset_version);
@@ -156,7 +162,7 @@ Result export_model(const gguf::Model &model, const std::string &output, const O
     }
 
     onnx::ModelProto m;
-    m.set_ir_version(opt.opset ? lower::ir_version(*opt.opset) : onnx::IR_VERSION);
+    m.set_ir_version(opt.opset ? lower::ir_version(*opt.opset) : int64_t(onnx::IR_VERSION));
     m.set_producer_name("gguftool");
     m.set_doc_string(fmt::format("{} converted by gguftool to-onnx --mode {}",
                                  std::filesystem::path(model.first().path()).filename().string(),

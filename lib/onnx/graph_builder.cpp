@@ -102,6 +102,7 @@ std::string GraphBuilder::payload(std::string wanted, DataType data_type, std::v
 
 void GraphBuilder::output(std::string_view name, DataType data_type,
                           const std::vector<int64_t> &dims) {
+    if (!declare_outputs) return;
     onnx::ValueInfoProto &v = *plan_.graph.add_output();
     v.set_name(std::string(name));
     onnx::TypeProto_Tensor &t = *v.mutable_type()->mutable_tensor_type();

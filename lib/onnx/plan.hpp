@@ -84,7 +84,9 @@ public:
     std::string payload(std::string wanted, DataType data_type, std::vector<int64_t> dims,
                         uint64_t bytes, std::function<void(Sink &)> write);
 
-    // Declares graph output `name` (a GGUF tensor name) of the given type and dims.
+    // Declares graph output `name` (a GGUF tensor name) of the given type and dims; nothing when
+    // declare_outputs is false (the decoder export, whose tensors feed its computation).
+    bool declare_outputs = true;
     void output(std::string_view name, DataType data_type, const std::vector<int64_t> &dims);
 
 private:
@@ -130,6 +132,14 @@ void emit_packed(GraphBuilder &g, const gguf::TensorInfo &t, const gguf::TensorD
 // False when the format has no Unpack form (the caller falls back to emit_packed).
 bool emit_unpack(GraphBuilder &g, const gguf::TensorInfo &t, DataType out);
 void emit_dequantized(GraphBuilder &g, const gguf::TensorInfo &t, DataType out, unsigned threads);
+
+// One GGUF tensor in the chosen form, into the value of its name: quantized tensors decoded to
+// `quantized_out` (big-endian quantized data refused), plain ones converted to `plain_out`.
+void emit_tensor(GraphBuilder &g, const gguf::Model &model, const gguf::TensorInfo &t, Mode mode,
+                 DataType quantized_out, DataType plain_out, unsigned threads);
+
+// The graph's name: general.name, else the file's stem.
+std::string graph_name(const gguf::Model &model);
 
 // The default-domain opset the model imports: 29 for packed and unpack modes (DequantizePacked,
 // Unpack); for dequantized mode, which holds Identity nodes only, the lowest version whose

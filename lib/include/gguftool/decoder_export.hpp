@@ -1,0 +1,96 @@
+// GGUF -> a runnable ONNX decoder: the whole model (embedding, every layer with its KV cache,
+// the head) as one graph, in the layout Optimum and transformers.js use, computing what llama.cpp
+// computes from the same file (../shared/llm/MODEL-FACTS.md).
+//
+// The package is a directory:
+//   OUT/onnx/model.onnx, OUT/onnx/model.onnx_data   the graph and the tensor bytes
+//   OUT/config.json, OUT/generation_config.json     what transformers.js reads
+// written under a temporary name beside OUT and renamed into place at the end: it appears whole
+// or not at all. Tensor bytes stream from the mapped GGUF (bounded memory).
+//
+// Graph inputs: input_ids, attention_mask, position_ids (int64, [batch_size, ...]) and
+// past_key_values.{i}.key|value (float32 [batch_size, n_head_kv, past_sequence_length, head_dim]);
+// outputs: logits (float32 [batch_size, sequence_length, n_vocab]) and present.{i}.key|value
+// (past + new, keys after RoPE). Weights keep their GGUF bytes: a quantized weight is one
+// DequantizePacked node on them (opset 29), or that node lowered to standard operators
+// (Options::opset 17..26) so that released runtimes run the model.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguftool/data_type.hpp"
+#include "gguftool/gguf.hpp"
+
+namespace gguftool::decoder {
+
+// The architectures exported, as general.architecture names them.
+std::vector<std::string_view> architectures();
+
+// What the graph is built from, read from the GGUF metadata and tensors (llama.cpp's rules and
+// defaults, per architecture).
+struct Hparams {
+    std::string arch;
+    int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0;
+    int64_t head_dim = 0;  // attention.key_length (= value_length)
+    int64_t n_ff = 0;
+    int64_t n_ctx_train = 0;
+    int64_t n_rot = 0;  // rotated dimensions of each head (<= head_dim)
+    float rms_eps = 0;
+    bool rope_neox = false;  // NEOX (half-split pairs) or NORM (adjacent pairs)
+    std::string rope_scaling;  // "none", "linear", "yarn", "longrope"
+    float freq_base = 10000, freq_scale = 1;
+    float freq_base_swa = 10000, freq_scale_swa = 1;
+    float ext_factor = 0;   // YaRN's extrapolation mix (0: none)
+    float attn_factor = 1;  // cos and sin are multiplied by it
+    float beta_fast = 32, beta_slow = 1;
+    int64_t n_ctx_orig = 0;
+    uint32_t n_swa = 0;          // sliding window (tokens, the current one included); 0: none
+    std::vector<bool> swa;       // per layer: uses the sliding window
+    float attn_softcap = 0;      // scores = c * tanh(scores / c); 0: none
+    float final_softcap = 0;     // logits likewise
+    float kq_scale = 1;          // applied to the scores (llama, qwen, mistral3)
+    float q_scale = 1;           // applied to Q after RoPE (gemma*, phi3)
+    float attn_temp_scale = 0;   // mistral3: Q *= 1 + s * ln(floor(p / floor_scale) + 1)
+    int64_t attn_temp_floor = 0;
+    bool embed_scale = false;    // x = embedding * sqrt(n_embd) (gemma*)
+    bool gelu = false;           // GELU (tanh) gated FFN, else SiLU
+    bool post_norms = false;     // gemma2/3: norms after attention and FFN
+    bool tied = false;           // the head is token_embd
+    int64_t bos = -1, eos = -1, pad = -1;
+};
+
+// Reads and checks the hyperparameters and that every tensor the graph needs is there with its
+// shape. Throws gguftool::Error naming the file and the key or tensor: an architecture not
+// exported, MoE, a rope scaling type not done, a head count that does not divide...
+Hparams read_hparams(const gguf::Model &model);
+
+struct Options {
+    // Lower DequantizePacked to standard operators of this opset (17..26); nullopt: opset 29.
+    std::optional<int> opset;
+    // Element type plain floating weights (f32 f16 bf16) and decoded weights are stored or decoded
+    // as: float32 or float16 (then a Cast to float32 feeds the math).
+    DataType weight_type = DataType::float32;
+    unsigned threads = 0;
+    std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+struct Result {
+    std::string directory;
+    std::string model_path, data_path;
+    Hparams hparams;
+    int opset = 0;
+    size_t nodes = 0;
+    size_t packed = 0;  // weights decoded by DequantizePacked (or its lowering)
+    uint64_t tensor_bytes = 0;
+};
+
+// Writes the package to `out_dir`, which must not exist (or be an empty directory). Throws
+// gguftool::Error; nothing is left behind.
+Result export_decoder(const gguf::Model &model, const std::string &out_dir, const Options &options);
+
+}  // namespace gguftool::decoder

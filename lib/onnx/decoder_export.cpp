@@ -1,0 +1,185 @@
+// export_decoder: the package directory (onnx/model.onnx + model.onnx_data, config.json,
+// generation_config.json), written under a temporary name beside OUT and renamed into place.
+#include <fmt/format.h>
+#include <onnx/shape_inference/implementation.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "decoder.hpp"
+#include "gguftool/lower.hpp"
+#include "gguftool/onnx_schemas.hpp"
+#include "gguftool/output_file.hpp"
+#include "model_writer.hpp"
+
+namespace gguftool::decoder {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace onnx_export::detail;
+
+// config.json as transformers.js and Optimum read it (MODEL-FACTS §3.2).
+nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row) {
+    nlohmann::ordered_json c;
+    c["architectures"] = {std::string(row.hf_class)};
+    c["model_type"] = std::string(row.model_type);
+    c["hidden_size"] = h.n_embd;
+    c["intermediate_size"] = h.n_ff;
+    c["num_hidden_layers"] = h.n_layer;
+    c["num_attention_heads"] = h.n_head;
+    c["num_key_value_heads"] = h.n_head_kv;
+    c["head_dim"] = h.head_dim;
+    c["vocab_size"] = h.n_vocab;
+    c["max_position_embeddings"] = h.n_ctx_train;
+    c["rms_norm_eps"] = h.rms_eps;
+    c["rope_theta"] = h.freq_base;
+    c["tie_word_embeddings"] = h.tied;
+    if (h.n_swa > 0) c["sliding_window"] = h.n_swa;
+    if (h.attn_softcap != 0) c["attn_logit_softcapping"] = h.attn_softcap;
+    if (h.final_softcap != 0) c["final_logit_softcapping"] = h.final_softcap;
+    if (h.bos >= 0) c["bos_token_id"] = h.bos;
+    if (h.eos >= 0) c["eos_token_id"] = h.eos;
+    if (h.pad >= 0) c["pad_token_id"] = h.pad;
+    c["torch_dtype"] = "float32";
+    c["use_cache"] = true;
+    c["transformers.js_config"] = {{"use_external_data_format", true}, {"dtype", "fp32"}};
+    return c;
+}
+
+nlohmann::ordered_json generation_config_json(const Hparams &h) {
+    nlohmann::ordered_json c;
+    if (h.bos >= 0) c["bos_token_id"] = h.bos;
+    if (h.eos >= 0) c["eos_token_id"] = h.eos;
+    if (h.pad >= 0) c["pad_token_id"] = h.pad;
+    return c;
+}
+
+void write_text(const std::string &path, const std::string &text) {
+    OutputFile f(path);
+    f.write(text.data(), text.size());
+    f.commit();
+    f.keep();
+}
+
+// The graph with its weight nodes lowered to `opset`: the weight nodes (inputs: initializers
+// only) move first, are lowered on their own (the computation is written for `opset` already),
+// and the computation follows.
+void lower_weights(onnx::GraphProto &graph, const std::vector<int> &weight_nodes,
+                   const std::vector<Payload> &payloads, int opset) {
+    std::vector<bool> is_weight(graph.node_size(), false);
+    for (int i : weight_nodes) is_weight[i] = true;
+    onnx::GraphProto weights, rest;
+    for (int i = 0; i < graph.node_size(); ++i)
+        *(is_weight[i] ? weights.add_node() : rest.add_node()) = graph.node(i);
+    weights.mutable_initializer()->Swap(graph.mutable_initializer());
+    lower::ValueTypes types;
+    for (const Payload &p : payloads)
+        types[p.name] = {onnx_number(p.data_type), int64_t(p.dims.size())};
+    lower::lower_graph(weights, 29, opset, types);
+    graph.mutable_node()->Clear();
+    for (const onnx::NodeProto &n : weights.node()) *graph.add_node() = n;
+    for (const onnx::NodeProto &n : rest.node()) *graph.add_node() = n;
+    graph.mutable_initializer()->Swap(weights.mutable_initializer());
+}
+
+// The temporary directory beside `out`, removed unless released.
+class TempDir {
+public:
+    explicit TempDir(const fs::path &out)
+        : path_(out.parent_path() /
+                fmt::format(".{}.partial-{}", out.filename().string(), getpid())) {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+        if (!fs::create_directories(path_ / "onnx", ec) || ec)
+            throw Error(out.string(), std::nullopt,
+                        fmt::format("cannot create {}: {}", path_.string(), ec.message()));
+    }
+    ~TempDir() {
+        if (!released_) {
+            std::error_code ec;
+            fs::remove_all(path_, ec);
+        }
+    }
+    const fs::path &path() const { return path_; }
+    void release() { released_ = true; }
+
+private:
+    fs::path path_;
+    bool released_ = false;
+};
+
+}  // namespace
+
+Result export_decoder(const gguf::Model &model, const std::string &out_dir, const Options &opt) {
+    const Hparams h = read_hparams(model);
+    const detail::ArchRow &row = *detail::find_arch(h.arch);
+    if (opt.opset && (*opt.opset < lower::kMinOpset || *opt.opset > lower::kMaxOpset))
+        throw Error(fmt::format("--opset {}: the lowering targets opsets {} to {}", *opt.opset,
+                                lower::kMinOpset, lower::kMaxOpset));
+    if (opt.weight_type != DataType::float32 && opt.weight_type != DataType::float16)
+        throw Error("the decoder's weights are float or float16");
+    const fs::path out = fs::absolute(fs::path(out_dir)).lexically_normal();
+    std::error_code ec;
+    if (fs::exists(out, ec) && !(fs::is_directory(out, ec) && fs::is_empty(out, ec)))
+        throw Error(out_dir, std::nullopt, "exists (the package is written to a new directory)");
+    if (out.filename().empty()) throw Error(out_dir, std::nullopt, "not a directory name");
+    opset29::register_schemas();
+
+    for (const auto &shard : model.shards()) prepare_input(shard->bytes());
+    const int opset = opt.opset.value_or(29);
+    Plan plan;
+    GraphBuilder g(plan, {});
+    g.declare_outputs = false;
+    const std::vector<int> weight_nodes =
+        detail::emit_decoder(g, model, h, opt.weight_type, opset, opt.threads);
+    plan.graph.set_name(graph_name(model));
+    if (opt.opset) lower_weights(plan.graph, weight_nodes, plan.payloads, *opt.opset);
+
+    onnx::ModelProto m;
+    m.set_ir_version(opt.opset ? lower::ir_version(*opt.opset) : int64_t(onnx::IR_VERSION));
+    m.set_producer_name("gguftool");
+    m.set_doc_string(fmt::format("{} converted by gguftool to-onnx --graph decoder",
+                                 fs::path(model.first().path()).filename().string()));
+    onnx::OperatorSetIdProto &imp = *m.add_opset_import();
+    imp.set_domain(onnx::ONNX_DOMAIN);
+    imp.set_version(opset);
+    add_metadata_props(m, model, 64);
+
+    Result r;
+    r.hparams = h;
+    r.opset = opset;
+    r.nodes = size_t(plan.graph.node_size());
+    r.packed = plan.packed;
+    for (const Payload &p : plan.payloads) r.tensor_bytes += p.bytes;
+    *m.mutable_graph() = std::move(plan.graph);
+
+    TempDir tmp(out);
+    {
+        OutputFile model_file((tmp.path() / "onnx" / "model.onnx").string());
+        OutputFile data_file((tmp.path() / "onnx" / "model.onnx_data").string());
+        write_external(std::move(m), plan.payloads, model_file, data_file, "model.onnx_data",
+                       opt.progress);
+        data_file.commit();
+        model_file.commit();
+        model_file.keep();
+        data_file.keep();
+    }
+    write_text((tmp.path() / "config.json").string(), config_json(h, row).dump(2) + "\n");
+    write_text((tmp.path() / "generation_config.json").string(),
+               generation_config_json(h).dump(2) + "\n");
+    if (fs::exists(out, ec)) fs::remove(out, ec);  // an empty directory (checked above)
+    if (::rename(tmp.path().c_str(), out.c_str()) != 0)
+        throw Error(out_dir, std::nullopt,
+                    fmt::format("cannot rename {} into place: {}", tmp.path().string(),
+                                std::strerror(errno)));
+    tmp.release();
+    r.directory = out.string();
+    r.model_path = (out / "onnx" / "model.onnx").string();
+    r.data_path = (out / "onnx" / "model.onnx_data").string();
+    return r;
+}
+
+}  // namespace gguftool::decoder

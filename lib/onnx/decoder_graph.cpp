@@ -1,0 +1,528 @@
+// The decoder graph: llama.cpp's forward pass (MODEL-FACTS §1.2) in standard ONNX operators.
+//
+// The hidden state is 2-D, [batch_size * sequence_length, n_embd], so every projection is one
+// Gemm on the weight as stored (Y = X·Wᵀ + b, transB = 1) and norms reduce the last axis.
+// Attention works on [B, S, heads, D]: RoPE by tables gathered at position_ids, K and V
+// transposed to BNSH and concatenated to the past, Q grouped as [B, Hkv, r, S, D] so one batched
+// MatMul with K [B, Hkv, 1, D, T] serves the r query heads of each KV head (GQA as ggml's
+// broadcast: query head h uses KV head h / r). The additive mask [B, 1, 1, S, T] hides future
+// keys (by index: the new tokens are the last S of the T), padding (attention_mask 0) and, for
+// sliding-window layers, keys n_swa or more tokens back. Masked scores get the lowest float, not
+// -inf, so that a fully masked row (a padding query) stays finite.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "decoder.hpp"
+
+namespace gguftool::decoder::detail {
+namespace {
+
+using onnx_export::detail::GraphBuilder;
+using onnx_export::detail::Sink;
+using onnx_export::detail::set_attribute;
+
+// Node helpers: each returns the fresh value it computes, named "<scope>/<what>".
+class Net {
+public:
+    Net(GraphBuilder &g, int opset) : g_(g), opset_(opset) {}
+
+    std::string scope = "decoder";
+    onnx::NodeProto *last = nullptr;  // the node op() appended last, for its attributes
+
+    std::string op(const char *type, std::initializer_list<std::string> in, std::string_view what) {
+        std::string out = g_.name(fmt::format("{}/{}", scope, what));
+        last = &g_.node(scope, type, in, {out});
+        return out;
+    }
+    // A node whose output has a given name (a graph output).
+    void op_named(const char *type, std::initializer_list<std::string> in, const std::string &out) {
+        last = &g_.node(scope, type, in, {out});
+    }
+
+    std::string add(const std::string &a, const std::string &b, std::string_view w = "add") {
+        return op("Add", {a, b}, w);
+    }
+    std::string sub(const std::string &a, const std::string &b, std::string_view w = "sub") {
+        return op("Sub", {a, b}, w);
+    }
+    std::string mul(const std::string &a, const std::string &b, std::string_view w = "mul") {
+        return op("Mul", {a, b}, w);
+    }
+    std::string mul(const std::string &a, float b, std::string_view w = "mul") {
+        return op("Mul", {a, f(b)}, w);
+    }
+    std::string f(float v) { return g_.float_scalar(v); }
+    std::string i64(int64_t v) { return g_.int64_scalar(v); }
+    std::string ints(const std::vector<int64_t> &v) { return g_.int64_vector("ints", v); }
+
+    std::string unsqueeze(const std::string &x, const std::vector<int64_t> &axes,
+                          std::string_view w = "unsqueeze") {
+        return op("Unsqueeze", {x, ints(axes)}, w);
+    }
+    std::string reshape(const std::string &x, const std::string &shape,
+                        std::string_view w = "reshape") {
+        return op("Reshape", {x, shape}, w);
+    }
+    std::string transpose(const std::string &x, const std::vector<int64_t> &perm,
+                          std::string_view w = "transpose") {
+        std::string out = op("Transpose", {x}, w);
+        set_attribute(*last, "perm", perm);
+        return out;
+    }
+    // x[..., begin:end] on `axis`.
+    std::string slice(const std::string &x, int64_t begin, int64_t end, int64_t axis,
+                      std::string_view w = "slice") {
+        return op("Slice", {x, ints({begin}), ints({end}), ints({axis})}, w);
+    }
+    std::string concat(std::initializer_list<std::string> in, int64_t axis,
+                       std::string_view w = "concat") {
+        std::string out = op("Concat", in, w);
+        set_attribute(*last, "axis", axis);
+        return out;
+    }
+    // Mean over the last axis, kept: ReduceMean-18 takes the axes as an input, -13 as attribute.
+    std::string mean_last(const std::string &x) {
+        if (opset_ >= 18) return op("ReduceMean", {x, ints({-1})}, "mean");
+        std::string out = op("ReduceMean", {x}, "mean");
+        set_attribute(*last, "axes", std::vector<int64_t>{-1});
+        return out;
+    }
+    // Y = X·Wᵀ (+ b): X [N, in], W [out, in].
+    std::string linear(const std::string &x, const std::string &w, const std::string &b,
+                       std::string_view what) {
+        std::string out = b.empty() ? op("Gemm", {x, w}, what) : op("Gemm", {x, w, b}, what);
+        set_attribute(*last, "transB", int64_t{1});
+        return out;
+    }
+
+    GraphBuilder &g() { return g_; }
+
+private:
+    GraphBuilder &g_;
+    int opset_;
+};
+
+// The graph's inputs and outputs, with the dimension names transformers.js resolves (only
+// batch_size; the KV heads and head size are fixed).
+void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &list,
+               const std::string &name, DataType type,
+               const std::vector<std::variant<int64_t, std::string>> &dims) {
+    onnx::ValueInfoProto &v = *list.Add();
+    v.set_name(name);
+    onnx::TypeProto_Tensor &t = *v.mutable_type()->mutable_tensor_type();
+    t.set_elem_type(onnx_number(type));
+    for (const auto &d : dims) {
+        onnx::TensorShapeProto_Dimension &dim = *t.mutable_shape()->add_dim();
+        if (std::holds_alternative<int64_t>(d))
+            dim.set_dim_value(std::get<int64_t>(d));
+        else
+            dim.set_dim_param(std::get<std::string>(d));
+    }
+}
+
+class Builder {
+public:
+    Builder(GraphBuilder &g, const gguf::Model &model, const Hparams &h, DataType weight_type,
+            int opset, unsigned threads)
+        : n_(g, opset), model_(model), h_(h), weight_type_(weight_type), threads_(threads) {}
+
+    std::vector<int> build();
+
+private:
+    // The value of a GGUF tensor as float32, emitting its nodes on first use; "" when absent and
+    // not required.
+    std::string weight(const std::string &name, bool required = true);
+    std::string layer_weight(int64_t il, std::string_view what, bool required = true) {
+        return weight(fmt::format("blk.{}.{}", il, what), required);
+    }
+    std::string rms_norm(const std::string &x, const std::string &w);
+    std::string rope(const std::string &x, int64_t heads, const std::string &cos,
+                     const std::string &sin);
+    std::string softcap(const std::string &x, float cap);
+    void positions();
+    void masks();
+    std::string layer(int64_t il, const std::string &x);
+    std::string attention(int64_t il, const std::string &h);
+    std::string ffn(int64_t il, const std::string &h);
+    // A [n_positions][n_rot/2] table as a payload initializer.
+    std::string table(const std::string &name, std::shared_ptr<std::vector<float>> values,
+                      int64_t rows, int64_t cols);
+    std::vector<float> factors(const std::string &name);
+
+    Net n_;
+    const gguf::Model &model_;
+    const Hparams &h_;
+    DataType weight_type_;
+    unsigned threads_;
+    std::map<std::string, std::string> weights_;
+    std::vector<int> weight_nodes_;
+
+    std::string batch_seq_;  // Shape(input_ids): [B, S]
+    std::string cos_, sin_, cos_swa_, sin_swa_;  // [B, S, 1, n_rot/2]
+    std::string temp_;                            // [B, S, 1, 1] (mistral3's temperature)
+    std::string mask_, mask_swa_;                 // [B, 1, 1, S, T]
+};
+
+std::string Builder::weight(const std::string &name, bool required) {
+    if (auto it = weights_.find(name); it != weights_.end()) return it->second;
+    const gguf::TensorInfo *t = model_.find_tensor(name);
+    if (!t) {
+        if (required)
+            throw Error(model_.first().path(), std::nullopt,
+                        fmt::format("tensor {}: missing", name));
+        return weights_[name] = "";
+    }
+    onnx::GraphProto &graph = n_.g().plan().graph;
+    const int before = graph.node_size();
+    onnx_export::detail::emit_tensor(n_.g(), model_, *t, onnx_export::Mode::packed, weight_type_,
+                                     weight_type_, threads_);
+    for (int i = before; i < graph.node_size(); ++i) weight_nodes_.push_back(i);
+    std::string value = name;
+    if (weight_type_ != DataType::float32) {
+        const std::string saved = n_.scope;
+        n_.scope = name;
+        value = n_.op("Cast", {name}, "float");
+        set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+        n_.scope = saved;
+    }
+    return weights_[name] = value;
+}
+
+std::string Builder::rms_norm(const std::string &x, const std::string &w) {
+    // ggml_rms_norm: scale = 1 / sqrtf(mean(x²) + eps); then the weight (a separate ggml_mul).
+    const std::string ms = n_.mean_last(n_.mul(x, x, "square"));
+    const std::string s = n_.op("Sqrt", {n_.add(ms, n_.f(h_.rms_eps), "var")}, "rms");
+    const std::string r = n_.op("Div", {n_.f(1.0f), s}, "inv_rms");
+    return n_.mul(n_.mul(x, r, "normed"), w, "norm");
+}
+
+std::string Builder::softcap(const std::string &x, float cap) {
+    const std::string t = n_.op("Tanh", {n_.mul(x, 1.0f / cap, "capped")}, "tanh");
+    return n_.mul(t, cap, "softcap");
+}
+
+// x [B, S, heads, D] rotated on its first n_rot dimensions; cos, sin [B, S, 1, n_rot/2].
+std::string Builder::rope(const std::string &x, int64_t heads, const std::string &cos,
+                          const std::string &sin) {
+    const int64_t R = h_.n_rot, half = R / 2, D = h_.head_dim;
+    const std::string rot = R == D ? x : n_.slice(x, 0, R, -1, "rot");
+    std::string x1, x2, c = cos, s = sin;
+    if (h_.rope_neox) {  // pairs (i, i + n_rot/2)
+        x1 = n_.slice(rot, 0, half, -1, "x1");
+        x2 = n_.slice(rot, half, R, -1, "x2");
+    } else {  // adjacent pairs (2i, 2i + 1): [B, S, heads, n_rot/2, 2]
+        const std::string pairs = n_.reshape(rot, n_.ints({0, 0, heads, half, 2}), "pairs");
+        x1 = n_.slice(pairs, 0, 1, -1, "x1");
+        x2 = n_.slice(pairs, 1, 2, -1, "x2");
+        c = n_.unsqueeze(cos, {-1}, "cos");
+        s = n_.unsqueeze(sin, {-1}, "sin");
+    }
+    // ggml: x0' = x0·cos − x1·sin, x1' = x0·sin + x1·cos.
+    const std::string o1 = n_.sub(n_.mul(x1, c), n_.mul(x2, s), "o1");
+    const std::string o2 = n_.add(n_.mul(x1, s), n_.mul(x2, c), "o2");
+    std::string out;
+    if (h_.rope_neox) {
+        out = n_.concat({o1, o2}, -1, "roped");
+    } else {
+        out = n_.reshape(n_.concat({o1, o2}, -1, "pairs_roped"), n_.ints({0, 0, heads, R}),
+                         "roped");
+    }
+    if (R < D) out = n_.concat({out, n_.slice(x, R, D, -1, "pass")}, -1, "rope");
+    return out;
+}
+
+std::vector<float> Builder::factors(const std::string &name) {
+    const gguf::TensorInfo *t = model_.find_tensor(name);
+    if (!t) return {};
+    if (t->type != GgmlType::f32 || t->elements != uint64_t(h_.n_rot / 2) ||
+        model_.first().byte_order() != gguf::ByteOrder::little)
+        throw Error(model_.shards().at(t->shard)->path(), t->file_offset,
+                    fmt::format("tensor {}: expected {} little-endian f32 values", name,
+                                h_.n_rot / 2));
+    std::vector<float> v(t->elements);
+    std::memcpy(v.data(), t->data.data(), v.size() * sizeof(float));
+    return v;
+}
+
+std::string Builder::table(const std::string &name, std::shared_ptr<std::vector<float>> values,
+                           int64_t rows, int64_t cols) {
+    const uint64_t bytes = values->size() * sizeof(float);
+    return n_.g().payload(name, DataType::float32, {rows, cols}, bytes, [values](Sink &s) {
+        s.write(reinterpret_cast<const uint8_t *>(values->data()), values->size() * sizeof(float));
+    });
+}
+
+// cos/sin at position_ids, for the global layers and (if they differ) the sliding-window ones;
+// mistral3's temperature.
+void Builder::positions() {
+    n_.scope = "positions";
+    const int64_t P = h_.n_ctx_train, half = h_.n_rot / 2;
+    // Frequency factors: rope_freqs (llama3) wins; longrope's short factors up to the original
+    // context, long ones beyond (llama.cpp picks by context size, a whole run at a time).
+    std::vector<float> ff = factors("rope_freqs.weight");
+    std::vector<float> ff_long, ff_short;
+    if (ff.empty() && h_.rope_scaling == "longrope") {
+        ff_long = factors("rope_factors_long.weight");
+        ff_short = factors("rope_factors_short.weight");
+    }
+    auto make = [&](float base, float scale, const char *label, std::string &cos_out,
+                    std::string &sin_out) {
+        auto c = std::make_shared<std::vector<float>>(size_t(P * half));
+        auto s = std::make_shared<std::vector<float>>(size_t(P * half));
+        if (!ff_long.empty() || !ff_short.empty()) {
+            const int64_t split = std::min<int64_t>(P, h_.n_ctx_orig);
+            rope_tables(h_, base, scale, ff_short, 0, split, c->data(), s->data());
+            if (split < P)
+                rope_tables(h_, base, scale, ff_long.empty() ? ff_short : ff_long, split,
+                            P - split, c->data() + split * half, s->data() + split * half);
+        } else {
+            rope_tables(h_, base, scale, ff, 0, P, c->data(), s->data());
+        }
+        const std::string ct = table(fmt::format("gguftool:rope_cos{}", label), c, P, half);
+        const std::string st = table(fmt::format("gguftool:rope_sin{}", label), s, P, half);
+        cos_out = n_.unsqueeze(n_.op("Gather", {ct, "position_ids"}, "cos"), {2}, "cos4");
+        sin_out = n_.unsqueeze(n_.op("Gather", {st, "position_ids"}, "sin"), {2}, "sin4");
+    };
+    make(h_.freq_base, h_.freq_scale, "", cos_, sin_);
+    bool any_swa = false;
+    for (bool b : h_.swa) any_swa |= b;
+    if (any_swa && (h_.freq_base_swa != h_.freq_base || h_.freq_scale_swa != h_.freq_scale))
+        make(h_.freq_base_swa, h_.freq_scale_swa, "_swa", cos_swa_, sin_swa_);
+    else {
+        cos_swa_ = cos_;
+        sin_swa_ = sin_;
+    }
+    if (h_.attn_temp_scale != 0.0f) {
+        auto t = std::make_shared<std::vector<float>>(size_t(P));
+        for (int64_t p = 0; p < P; ++p)  // llm_graph_input_attn_temp::set_input
+            (*t)[p] = float(std::log(std::floor(float(p) / float(h_.attn_temp_floor)) + 1.0) *
+                                h_.attn_temp_scale +
+                            1.0);
+        const std::string tt = n_.g().payload(
+            "gguftool:attn_temperature", DataType::float32, {P}, P * sizeof(float),
+            [t](Sink &s) {
+                s.write(reinterpret_cast<const uint8_t *>(t->data()), t->size() * sizeof(float));
+            });
+        temp_ = n_.unsqueeze(n_.op("Gather", {tt, "position_ids"}, "temperature"), {2, 3},
+                             "temperature4");
+    }
+}
+
+void Builder::masks() {
+    n_.scope = "mask";
+    const std::string total =
+        n_.op("Gather", {n_.op("Shape", {"attention_mask"}, "mask_shape"), n_.i64(1)}, "total");
+    const std::string seq = n_.op("Gather", {batch_seq_, n_.i64(1)}, "seq");
+    const std::string past = n_.sub(total, seq, "past");
+    const std::string keys =
+        n_.unsqueeze(n_.op("Range", {n_.i64(0), total, n_.i64(1)}, "keys"), {0}, "key_row");
+    const std::string queries =
+        n_.unsqueeze(n_.op("Range", {past, total, n_.i64(1)}, "queries"), {1}, "query_col");
+    const std::string future = n_.op("Greater", {keys, queries}, "future");  // [S, T]
+    const std::string pad = n_.unsqueeze(
+        n_.op("Equal", {"attention_mask", n_.g().int64_vector("ints", {0})}, "padding"), {1},
+        "padding3");  // [B, 1, T]
+    const std::string hidden = n_.op("Or", {future, pad}, "hidden");  // [B, S, T]
+    const std::string lowest = n_.f(std::numeric_limits<float>::lowest());
+    const std::string zero = n_.f(0.0f);
+    auto additive = [&](const std::string &h, std::string_view what) {
+        return n_.unsqueeze(n_.op("Where", {h, lowest, zero}, what), {1, 2},
+                            fmt::format("{}5", what));
+    };
+    mask_ = additive(hidden, "additive");
+    if (h_.n_swa > 0) {
+        // llama.cpp (is_masked_swa, standard): hidden iff query position - key position >= n_swa.
+        const std::string back = n_.sub(queries, keys, "distance");
+        const std::string old = n_.op("GreaterOrEqual", {back, n_.i64(h_.n_swa)}, "too_old");
+        mask_swa_ = additive(n_.op("Or", {hidden, old}, "hidden_swa"), "additive_swa");
+    }
+}
+
+std::string Builder::attention(int64_t il, const std::string &x) {
+    const int64_t H = h_.n_head, Hkv = h_.n_head_kv, D = h_.head_dim, r = H / Hkv;
+    std::string q, k, v;
+    if (const std::string qkv = layer_weight(il, "attn_qkv.weight", false); !qkv.empty()) {
+        const std::string all =
+            n_.linear(x, qkv, layer_weight(il, "attn_qkv.bias", false), "qkv");
+        q = n_.slice(all, 0, H * D, 1, "q");
+        k = n_.slice(all, H * D, (H + Hkv) * D, 1, "k");
+        v = n_.slice(all, (H + Hkv) * D, (H + 2 * Hkv) * D, 1, "v");
+    } else {
+        q = n_.linear(x, layer_weight(il, "attn_q.weight"), layer_weight(il, "attn_q.bias", false),
+                      "q");
+        k = n_.linear(x, layer_weight(il, "attn_k.weight"), layer_weight(il, "attn_k.bias", false),
+                      "k");
+        v = n_.linear(x, layer_weight(il, "attn_v.weight"), layer_weight(il, "attn_v.bias", false),
+                      "v");
+    }
+    auto heads = [&](const std::string &t, int64_t n, std::string_view what) {
+        const std::string shape =
+            n_.concat({batch_seq_, n_.ints({n, D})}, 0, fmt::format("{}_shape", what));
+        return n_.reshape(t, shape, fmt::format("{}_heads", what));
+    };
+    q = heads(q, H, "q");
+    k = heads(k, Hkv, "k");
+    v = heads(v, Hkv, "v");
+    const DataType none = DataType::undefined;
+    (void)none;
+    if (const std::string qn = layer_weight(il, "attn_q_norm.weight", false); !qn.empty())
+        q = rms_norm(q, qn);
+    if (const std::string kn = layer_weight(il, "attn_k_norm.weight", false); !kn.empty())
+        k = rms_norm(k, kn);
+    const bool swa = h_.swa[il];
+    q = rope(q, H, swa ? cos_swa_ : cos_, swa ? sin_swa_ : sin_);
+    k = rope(k, Hkv, swa ? cos_swa_ : cos_, swa ? sin_swa_ : sin_);
+    if (h_.q_scale != 1.0f) q = n_.mul(q, h_.q_scale, "q_scaled");
+    if (!temp_.empty()) q = n_.mul(q, temp_, "q_temperature");
+
+    // The cache: BNSH, keys after RoPE.
+    const std::string present_k = fmt::format("present.{}.key", il);
+    const std::string present_v = fmt::format("present.{}.value", il);
+    n_.op_named("Concat",
+                {fmt::format("past_key_values.{}.key", il), n_.transpose(k, {0, 2, 1, 3}, "k_t")},
+                present_k);
+    set_attribute(*n_.last, "axis", int64_t{2});
+    n_.op_named("Concat",
+                {fmt::format("past_key_values.{}.value", il),
+                 n_.transpose(v, {0, 2, 1, 3}, "v_t")},
+                present_v);
+    set_attribute(*n_.last, "axis", int64_t{2});
+
+    const std::string q5 = n_.transpose(
+        n_.reshape(q, n_.ints({0, 0, Hkv, r, D}), "q_groups"), {0, 2, 3, 1, 4}, "q5");
+    const std::string k5 =
+        n_.unsqueeze(n_.transpose(present_k, {0, 1, 3, 2}, "k_cols"), {2}, "k5");
+    std::string scores = n_.op("MatMul", {q5, k5}, "scores");  // [B, Hkv, r, S, T]
+    if (h_.kq_scale != 1.0f) scores = n_.mul(scores, h_.kq_scale, "scores_scaled");
+    if (h_.attn_softcap != 0.0f) scores = softcap(scores, h_.attn_softcap);
+    scores = n_.add(scores, swa ? mask_swa_ : mask_, "scores_masked");
+    const std::string probs = n_.op("Softmax", {scores}, "probs");
+    set_attribute(*n_.last, "axis", int64_t{-1});
+    const std::string o =
+        n_.op("MatMul", {probs, n_.unsqueeze(present_v, {2}, "v5")}, "context");
+    const std::string merged = n_.reshape(n_.transpose(o, {0, 3, 1, 2, 4}, "context_t"),
+                                          n_.ints({-1, H * D}), "context2");
+    return n_.linear(merged, layer_weight(il, "attn_output.weight"),
+                     layer_weight(il, "attn_output.bias", false), "attn_out");
+}
+
+std::string Builder::ffn(int64_t il, const std::string &x) {
+    const int64_t F = h_.n_ff;
+    std::string gate, up;
+    if (const std::string g = layer_weight(il, "ffn_gate.weight", false); !g.empty()) {
+        gate = n_.linear(x, g, layer_weight(il, "ffn_gate.bias", false), "gate");
+        up = n_.linear(x, layer_weight(il, "ffn_up.weight"), layer_weight(il, "ffn_up.bias", false),
+                       "up");
+    } else {  // phi3: ffn_up holds gate then up (2·n_ff rows)
+        const std::string both = n_.linear(x, layer_weight(il, "ffn_up.weight"),
+                                           layer_weight(il, "ffn_up.bias", false), "gate_up");
+        gate = n_.slice(both, 0, F, 1, "gate");
+        up = n_.slice(both, F, 2 * F, 1, "up");
+    }
+    std::string act;
+    if (h_.gelu) {  // ggml_gelu: 0.5x(1 + tanh(sqrt(2/pi)·x·(1 + 0.044715x²)))
+        const std::string x2 = n_.mul(gate, gate, "gate_sq");
+        const std::string inner =
+            n_.mul(n_.mul(gate, 0.7978845608028654f, "gelu_a"),
+                   n_.add(n_.mul(x2, 0.044715f, "gelu_b"), n_.f(1.0f), "gelu_c"), "gelu_in");
+        const std::string t = n_.op("Tanh", {inner}, "gelu_tanh");
+        act = n_.mul(n_.mul(gate, 0.5f, "gelu_half"), n_.add(t, n_.f(1.0f), "gelu_one"), "gelu");
+    } else {  // silu(x) = x·sigmoid(x)
+        act = n_.mul(gate, n_.op("Sigmoid", {gate}, "sigmoid"), "silu");
+    }
+    return n_.linear(n_.mul(act, up, "gated"), layer_weight(il, "ffn_down.weight"),
+                     layer_weight(il, "ffn_down.bias", false), "ffn_out");
+}
+
+std::string Builder::layer(int64_t il, const std::string &x) {
+    n_.scope = fmt::format("blk.{}", il);
+    std::string a = attention(il, rms_norm(x, layer_weight(il, "attn_norm.weight")));
+    if (h_.post_norms) a = rms_norm(a, layer_weight(il, "post_attention_norm.weight"));
+    const std::string x1 = n_.add(a, x, "attn_residual");
+    std::string f = ffn(il, rms_norm(x1, layer_weight(il, "ffn_norm.weight")));
+    if (h_.post_norms) f = rms_norm(f, layer_weight(il, "post_ffw_norm.weight"));
+    return n_.add(f, x1, "ffn_residual");
+}
+
+std::vector<int> Builder::build() {
+    onnx::GraphProto &graph = n_.g().plan().graph;
+    const std::string batch = "batch_size", seq = "sequence_length",
+                      past = "past_sequence_length", total = "total_sequence_length";
+    add_value(*graph.mutable_input(), "input_ids", DataType::int64, {batch, seq});
+    add_value(*graph.mutable_input(), "attention_mask", DataType::int64, {batch, total});
+    add_value(*graph.mutable_input(), "position_ids", DataType::int64, {batch, seq});
+    for (int64_t il = 0; il < h_.n_layer; ++il)
+        for (const char *kv : {"key", "value"})
+            add_value(*graph.mutable_input(), fmt::format("past_key_values.{}.{}", il, kv),
+                      DataType::float32, {batch, h_.n_head_kv, past, h_.head_dim});
+    add_value(*graph.mutable_output(), "logits", DataType::float32, {batch, seq, h_.n_vocab});
+    for (int64_t il = 0; il < h_.n_layer; ++il)
+        for (const char *kv : {"key", "value"})
+            add_value(*graph.mutable_output(), fmt::format("present.{}.{}", il, kv),
+                      DataType::float32, {batch, h_.n_head_kv, total, h_.head_dim});
+
+    n_.scope = "embed";
+    batch_seq_ = n_.op("Shape", {"input_ids"}, "batch_seq");
+    const std::string embd = weight("token_embd.weight");
+    std::string x = n_.reshape(n_.op("Gather", {embd, "input_ids"}, "rows"),
+                               n_.ints({-1, h_.n_embd}), "hidden");
+    if (h_.embed_scale) x = n_.mul(x, std::sqrt(float(h_.n_embd)), "scaled");
+    positions();
+    masks();
+    for (int64_t il = 0; il < h_.n_layer; ++il) x = layer(il, x);
+
+    n_.scope = "head";
+    x = rms_norm(x, weight("output_norm.weight"));
+    const std::string head = h_.tied ? embd : weight("output.weight");
+    std::string logits = n_.linear(x, head, weight("output.bias", false), "logits2");
+    if (h_.final_softcap != 0.0f) logits = softcap(logits, h_.final_softcap);
+    n_.op_named("Reshape",
+                {logits, n_.concat({batch_seq_, n_.ints({h_.n_vocab})}, 0, "logits_shape")},
+                "logits");
+    return weight_nodes_;
+}
+
+}  // namespace
+
+void rope_tables(const Hparams &h, float freq_base, float freq_scale,
+                 std::span<const float> factors, int64_t first, int64_t n_positions,
+                 float *cos_out, float *sin_out) {
+    // ggml_rope_cache_init / rope_yarn / ggml_rope_yarn_corr_dims, in float as ggml does.
+    const int64_t n_dims = h.n_rot, half = n_dims / 2;
+    const float theta_scale = powf(freq_base, -2.0f / float(n_dims));
+    auto corr_dim = [&](float n_rot) {
+        return float(n_dims) * logf(float(h.n_ctx_orig) / (n_rot * 2 * float(M_PI))) /
+               (2 * logf(freq_base));
+    };
+    const float low = std::max(0.0f, floorf(corr_dim(h.beta_fast)));
+    const float high = std::min(float(n_dims - 1), ceilf(corr_dim(h.beta_slow)));
+    for (int64_t p = 0; p < n_positions; ++p) {
+        float theta = float(first + p);
+        for (int64_t i = 0; i < half; ++i) {
+            const float ff = factors.empty() ? 1.0f : factors[i];
+            const float theta_extrap = theta / ff;
+            const float theta_interp = freq_scale * theta_extrap;
+            float t = theta_interp, mscale = h.attn_factor;
+            if (h.ext_factor != 0.0f) {
+                const float y = float(2 * i / 2 - low) / std::max(0.001f, high - low);
+                const float ramp = (1 - std::min(1.0f, std::max(0.0f, y))) * h.ext_factor;
+                t = theta_interp * (1 - ramp) + theta_extrap * ramp;
+                mscale *= 1.0f + 0.1f * logf(1.0f / freq_scale);
+            }
+            cos_out[p * half + i] = cosf(t) * mscale;
+            sin_out[p * half + i] = sinf(t) * mscale;
+            theta *= theta_scale;
+        }
+    }
+}
+
+std::vector<int> emit_decoder(GraphBuilder &g, const gguf::Model &model, const Hparams &h,
+                              DataType weight_type, int opset, unsigned threads) {
+    Builder b(g, model, h, weight_type, opset, threads);
+    return b.build();
+}
+
+}  // namespace gguftool::decoder::detail

@@ -1,0 +1,276 @@
+// The decoder's hyperparameters from a GGUF file, by llama.cpp's rules (src/llama-model.cpp
+// load_hparams and src/models/<arch>.cpp load_arch_hparams of the pinned version): one row per
+// architecture, the keys every architecture shares read once.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "decoder.hpp"
+
+namespace gguftool::decoder {
+namespace detail {
+namespace {
+
+// What an architecture does beyond the common pre-norm decoder (MODEL-FACTS §1.3-1.8).
+const ArchRow kArchs[] = {
+    // name      model_type     class                  neox   gelu   embsc  qscal  post   qknorm tied   swa
+    {"llama", "llama", "LlamaForCausalLM", false, false, false, false, false, false, false, Swa::none, 0},
+    {"mistral3", "mistral", "MistralForCausalLM", false, false, false, false, false, false, false,
+     Swa::none, 0},
+    {"qwen2", "qwen2", "Qwen2ForCausalLM", true, false, false, false, false, false, false,
+     Swa::none, 0},
+    {"qwen3", "qwen3", "Qwen3ForCausalLM", true, false, false, false, false, true, false,
+     Swa::none, 0},
+    {"gemma", "gemma", "GemmaForCausalLM", true, true, true, true, false, false, true, Swa::none,
+     0},
+    {"gemma2", "gemma2", "Gemma2ForCausalLM", true, true, true, true, true, false, true,
+     Swa::gemma2, 46},
+    {"gemma3", "gemma3_text", "Gemma3ForCausalLM", true, true, true, true, true, true, false,
+     Swa::gemma3, 62},
+    {"phi3", "phi3", "Phi3ForCausalLM", true, false, false, true, false, false, false, Swa::none,
+     0},
+};
+
+// Metadata access naming the file and key in every error.
+class Keys {
+public:
+    Keys(const gguf::Model &m, std::string arch) : m_(m), arch_(std::move(arch)) {}
+
+    const gguf::MetadataEntry *find(std::string_view name) const {
+        return m_.first().find(key(name));
+    }
+    std::string key(std::string_view name) const { return fmt::format("{}.{}", arch_, name); }
+
+    [[noreturn]] void fail(const gguf::MetadataEntry *e, std::string_view name,
+                           const std::string &what) const {
+        throw Error(m_.first().path(), e ? std::optional<uint64_t>(e->offset) : std::nullopt,
+                    fmt::format("key {}: {}", key(name), what));
+    }
+
+    int64_t integer(std::string_view name, std::optional<int64_t> fallback) const {
+        const gguf::MetadataEntry *e = find(name);
+        if (!e) {
+            if (fallback) return *fallback;
+            fail(e, name, "missing");
+        }
+        if (e->value.type() == gguf::ValueType::array) fail(e, name, "per-layer arrays are not supported");
+        try {
+            return e->value.as_int();
+        } catch (const std::exception &) {
+            fail(e, name, "not an integer");
+        }
+    }
+    float real(std::string_view name, float fallback) const {
+        const gguf::MetadataEntry *e = find(name);
+        if (!e) return fallback;
+        try {
+            return static_cast<float>(e->value.as_double());
+        } catch (const std::exception &) {
+            fail(e, name, "not a number");
+        }
+    }
+    std::optional<float> real_if(std::string_view name) const {
+        if (!find(name)) return std::nullopt;
+        return real(name, 0);
+    }
+    std::string string(std::string_view name, std::string fallback) const {
+        const gguf::MetadataEntry *e = find(name);
+        if (!e) return fallback;
+        if (e->value.type() != gguf::ValueType::string) fail(e, name, "not a string");
+        return std::string(e->value.as_string());
+    }
+
+private:
+    const gguf::Model &m_;
+    std::string arch_;
+};
+
+int64_t optional_id(const gguf::Model &m, std::string_view key) {
+    const gguf::MetadataEntry *e = m.first().find(key);
+    if (!e) return -1;
+    try {
+        return e->value.as_int();
+    } catch (const std::exception &) {
+        throw Error(m.first().path(), e->offset, fmt::format("key {}: not an integer", key));
+    }
+}
+
+// llama.cpp's sliding-window layers: the key's bool array, or the period rule (SWA iff
+// il % n < n - 1; period 0: every layer).
+void swa_pattern(const gguf::Model &m, const Keys &k, Hparams &h, uint32_t period) {
+    if (const gguf::MetadataEntry *e = k.find("attention.sliding_window_pattern")) {
+        if (e->value.type() == gguf::ValueType::array) {
+            if (e->value.array_type() != gguf::ValueType::bool_ ||
+                e->value.array_size() != uint64_t(h.n_layer))
+                k.fail(e, "attention.sliding_window_pattern",
+                       fmt::format("expected {} bools", h.n_layer));
+            for (int64_t il = 0; il < h.n_layer; ++il)
+                h.swa[il] = e->value.element(il).as_bool();
+            return;
+        }
+        period = uint32_t(k.integer("attention.sliding_window_pattern", std::nullopt));
+    }
+    (void)m;
+    for (int64_t il = 0; il < h.n_layer; ++il)
+        h.swa[il] = period == 0 || (il % period < period - 1);
+}
+
+}  // namespace
+
+const ArchRow *find_arch(std::string_view name) {
+    for (const ArchRow &r : kArchs)
+        if (r.name == name) return &r;
+    return nullptr;
+}
+
+std::span<const ArchRow> arch_rows() {
+    return kArchs;
+}
+
+}  // namespace detail
+
+std::vector<std::string_view> architectures() {
+    std::vector<std::string_view> out;
+    for (const detail::ArchRow &r : detail::arch_rows()) out.push_back(r.name);
+    return out;
+}
+
+Hparams read_hparams(const gguf::Model &model) {
+    using namespace detail;
+    const std::string &path = model.first().path();
+    const gguf::MetadataEntry *ae = model.first().find("general.architecture");
+    if (!ae || ae->value.type() != gguf::ValueType::string)
+        throw Error(path, ae ? std::optional<uint64_t>(ae->offset) : std::nullopt,
+                    "key general.architecture: missing or not a string");
+    Hparams h;
+    h.arch = std::string(ae->value.as_string());
+    const ArchRow *row = find_arch(h.arch);
+    if (!row)
+        throw Error(path, ae->offset,
+                    fmt::format("architecture {} cannot be exported as a decoder (supported: {})",
+                                h.arch, fmt::join(architectures(), ", ")));
+    const Keys k(model, h.arch);
+
+    if (const gguf::MetadataEntry *e = k.find("expert_count"); e && k.integer("expert_count", 0) > 0)
+        k.fail(e, "expert_count", "mixture-of-experts models are not supported");
+    h.n_ctx_train = k.integer("context_length", std::nullopt);
+    h.n_embd = k.integer("embedding_length", std::nullopt);
+    h.n_layer = k.integer("block_count", std::nullopt);
+    h.n_ff = k.integer("feed_forward_length", std::nullopt);
+    h.n_head = k.integer("attention.head_count", std::nullopt);
+    h.n_head_kv = k.integer("attention.head_count_kv", h.n_head);
+    if (h.n_embd <= 0 || h.n_layer <= 0 || h.n_ff <= 0 || h.n_head <= 0 || h.n_head_kv <= 0 ||
+        h.n_ctx_train <= 0)
+        throw Error(path, std::nullopt,
+                    fmt::format("{}: embedding_length, block_count, feed_forward_length, "
+                                "head counts and context_length must be positive",
+                                h.arch));
+    if (h.n_embd % h.n_head != 0 && !k.find("attention.key_length"))
+        k.fail(k.find("attention.head_count"), "attention.head_count",
+               fmt::format("{} heads do not divide embedding_length {}", h.n_head, h.n_embd));
+    if (h.n_head % h.n_head_kv != 0)
+        k.fail(k.find("attention.head_count_kv"), "attention.head_count_kv",
+               fmt::format("{} KV heads do not divide {} heads", h.n_head_kv, h.n_head));
+    h.head_dim = k.integer("attention.key_length", h.n_embd / h.n_head);
+    if (k.integer("attention.value_length", h.head_dim) != h.head_dim)
+        k.fail(k.find("attention.value_length"), "attention.value_length",
+               "a value length other than the key length is not supported");
+    h.n_rot = k.integer("rope.dimension_count", h.head_dim);
+    if (h.n_rot <= 0 || h.n_rot > h.head_dim || h.n_rot % 2 != 0)
+        k.fail(k.find("rope.dimension_count"), "rope.dimension_count",
+               fmt::format("{} rotated dimensions for a head of {}", h.n_rot, h.head_dim));
+    if (h.arch == "llama" && h.n_rot != h.head_dim)
+        k.fail(k.find("rope.dimension_count"), "rope.dimension_count",
+               fmt::format("invalid n_rot {}, expected {}", h.n_rot, h.head_dim));
+    h.rms_eps = k.real("attention.layer_norm_rms_epsilon", -1);
+    if (h.rms_eps < 0) k.fail(nullptr, "attention.layer_norm_rms_epsilon", "missing");
+    h.rope_neox = row->neox;
+    h.gelu = row->gelu;
+    h.embed_scale = row->embed_scale;
+    h.post_norms = row->post_norms;
+
+    // RoPE (llama_model_base::load_hparams, llama_context's cparams).
+    h.n_ctx_orig = k.integer("rope.scaling.original_context_length", h.n_ctx_train);
+    h.freq_base = k.real("rope.freq_base", 10000.0f);
+    h.rope_scaling = k.string("rope.scaling.type", "linear");
+    if (h.rope_scaling != "none" && h.rope_scaling != "linear" && h.rope_scaling != "yarn" &&
+        h.rope_scaling != "longrope")
+        k.fail(k.find("rope.scaling.type"), "rope.scaling.type",
+               fmt::format("rope scaling type '{}' is not supported (none, linear, yarn, "
+                           "longrope)",
+                           h.rope_scaling));
+    float factor = k.real("rope.scaling.factor", 0.0f);
+    if (!k.find("rope.scaling.factor")) factor = k.real("rope.scale_linear", 0.0f);
+    h.freq_scale = factor == 0.0f ? 1.0f : 1.0f / factor;
+    if (h.rope_scaling == "none") h.freq_scale = 1.0f;
+    const float rope_attn_factor = k.real("rope.scaling.attn_factor", 1.0f);
+    float log_mul = 0;
+    if (h.arch == "mistral3") {
+        h.beta_fast = k.real("rope.scaling.yarn_beta_fast", h.beta_fast);
+        h.beta_slow = k.real("rope.scaling.yarn_beta_slow", h.beta_slow);
+        log_mul = k.real("rope.scaling.yarn_log_multiplier", 0.0f);
+        h.attn_temp_scale = k.real("attention.temperature_scale", 0.0f);
+        if (h.attn_temp_scale != 0.0f) {
+            h.attn_temp_floor = h.n_ctx_orig;
+            if (h.attn_temp_floor == 0)
+                k.fail(k.find("attention.temperature_scale"), "attention.temperature_scale",
+                       "needs rope.scaling.original_context_length");
+        }
+    }
+    h.ext_factor = h.rope_scaling == "yarn" ? 1.0f : 0.0f;
+    h.attn_factor = 1.0f;
+    if (h.ext_factor != 0) {
+        auto mscale = [](float scale, float m) {
+            return scale <= 1.0f ? 1.0f : (0.1f * m * logf(scale) + 1.0f);
+        };
+        const float f = 1.0f / h.freq_scale;
+        h.attn_factor = log_mul != 0.0f ? mscale(f, 1.0f) / mscale(f, log_mul) : mscale(f, 1.0f);
+        h.attn_factor *= 1.0f / (1.0f + 0.1f * logf(f));
+    }
+    h.attn_factor *= rope_attn_factor;
+
+    // Sliding windows and the per-architecture scales.
+    h.swa.assign(h.n_layer, false);
+    h.freq_base_swa = 10000.0f;
+    h.freq_scale_swa = 1.0f;
+    if (row->swa == Swa::gemma2) {
+        h.n_swa = 4096;
+        swa_pattern(model, k, h, 2);
+        h.freq_base_swa = k.real("rope.freq_base_swa", h.freq_base);
+        h.freq_scale_swa = h.freq_scale;
+        h.n_swa = uint32_t(k.integer("attention.sliding_window", h.n_swa));
+        h.attn_softcap = k.real("attn_logit_softcapping", 0.0f);
+        h.final_softcap = k.real("final_logit_softcapping", 0.0f);
+    } else if (row->swa == Swa::gemma3) {
+        h.n_swa = uint32_t(k.integer("attention.sliding_window", 0));
+        if (h.n_swa > 0) {
+            swa_pattern(model, k, h, 6);
+            h.freq_base_swa = k.real("rope.freq_base_swa", 10000.0f);
+        }
+        h.final_softcap = k.real("final_logit_softcapping", 0.0f);
+    }
+    // phi3's sliding window is disabled in llama.cpp ("Phi SWA is currently disabled"): none.
+    if (h.n_swa == 0) h.swa.assign(h.n_layer, false);
+    const float head_scale = 1.0f / std::sqrt(float(h.head_dim));
+    if (row->q_scaled) {
+        h.kq_scale = 1.0f;
+        h.q_scale = head_scale;
+        if (row->layers_27b && h.n_layer == row->layers_27b)  // the 27B models
+            h.q_scale = 1.0f / std::sqrt(float(h.n_embd / h.n_head));
+    } else {
+        h.kq_scale = head_scale;
+    }
+
+    // The vocabulary: token_embd's rows (llama.cpp creates it {n_embd, n_vocab}).
+    const gguf::TensorInfo *embd = model.find_tensor("token_embd.weight");
+    if (!embd) throw Error(path, std::nullopt, "tensor token_embd.weight: missing");
+    h.n_vocab = int64_t(embd->ne[1]);
+    h.tied = row->always_tied || !model.find_tensor("output.weight");
+    h.bos = optional_id(model, "tokenizer.ggml.bos_token_id");
+    h.eos = optional_id(model, "tokenizer.ggml.eos_token_id");
+    h.pad = optional_id(model, "tokenizer.ggml.padding_token_id");
+    check_tensors(model, h, *row);
+    return h;
+}
+
+}  // namespace gguftool::decoder

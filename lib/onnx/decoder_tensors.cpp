@@ -1,0 +1,89 @@
+// The tensors a decoder graph reads, with the shapes llama.cpp's loaders create them with
+// (src/models/<arch>.cpp load_arch_tensors): each missing or misshapen one is named.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "decoder.hpp"
+
+namespace gguftool::decoder::detail {
+namespace {
+
+class Expect {
+public:
+    Expect(const gguf::Model &m) : m_(m) {}
+
+    // Checks `name` has GGUF dims `ne` (fastest first) if present; false when absent (an error
+    // when required).
+    bool operator()(const std::string &name, std::vector<int64_t> ne, bool required) const {
+        const gguf::TensorInfo *t = m_.find_tensor(name);
+        if (!t) {
+            if (required)
+                throw Error(m_.first().path(), std::nullopt,
+                            fmt::format("tensor {}: missing", name));
+            return false;
+        }
+        std::vector<int64_t> have(t->ne.begin(), t->ne.begin() + t->n_dims);
+        while (have.size() > ne.size() && have.back() == 1) have.pop_back();
+        if (have != ne)
+            throw Error(m_.shards().at(t->shard)->path(), t->file_offset,
+                        fmt::format("tensor {}: shape [{}], expected [{}]", name,
+                                    fmt::join(have, ", "), fmt::join(ne, ", ")));
+        return true;
+    }
+
+private:
+    const gguf::Model &m_;
+};
+
+}  // namespace
+
+void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &row) {
+    const Expect expect(model);
+    const int64_t E = h.n_embd, V = h.n_vocab, H = h.n_head, Hkv = h.n_head_kv, D = h.head_dim,
+                  F = h.n_ff;
+    expect("token_embd.weight", {E, V}, true);
+    expect("output_norm.weight", {E}, true);
+    if (!h.tied) expect("output.weight", {E, V}, true);
+    expect("output.bias", {V}, false);
+    for (int64_t il = 0; il < h.n_layer; ++il) {
+        auto n = [il](std::string_view what) { return fmt::format("blk.{}.{}", il, what); };
+        expect(n("attn_norm.weight"), {E}, true);
+        if (expect(n("attn_qkv.weight"), {E, (H + 2 * Hkv) * D}, false)) {
+            expect(n("attn_qkv.bias"), {(H + 2 * Hkv) * D}, false);
+        } else {
+            expect(n("attn_q.weight"), {E, H * D}, true);
+            expect(n("attn_k.weight"), {E, Hkv * D}, true);
+            expect(n("attn_v.weight"), {E, Hkv * D}, true);
+            expect(n("attn_q.bias"), {H * D}, false);
+            expect(n("attn_k.bias"), {Hkv * D}, false);
+            expect(n("attn_v.bias"), {Hkv * D}, false);
+        }
+        expect(n("attn_output.weight"), {H * D, E}, true);
+        expect(n("attn_output.bias"), {E}, false);
+        expect(n("attn_q_norm.weight"), {D}, row.qk_norm);
+        expect(n("attn_k_norm.weight"), {D}, row.qk_norm);
+        expect(n("post_attention_norm.weight"), {E}, row.post_norms);
+        expect(n("post_ffw_norm.weight"), {E}, row.post_norms);
+        expect(n("ffn_norm.weight"), {E}, true);
+        if (expect(n("ffn_gate.weight"), {E, F}, h.arch != "phi3")) {
+            expect(n("ffn_up.weight"), {E, F}, true);
+            expect(n("ffn_gate.bias"), {F}, false);
+            expect(n("ffn_up.bias"), {F}, false);
+        } else {  // fused gate and up (phi3)
+            expect(n("ffn_up.weight"), {E, 2 * F}, true);
+            expect(n("ffn_up.bias"), {2 * F}, false);
+        }
+        expect(n("ffn_down.weight"), {F, E}, true);
+        expect(n("ffn_down.bias"), {E}, false);
+        for (const char *moe : {"ffn_gate_inp.weight", "ffn_up_exps.weight"})
+            if (model.find_tensor(n(moe)))
+                throw Error(model.first().path(), std::nullopt,
+                            fmt::format("tensor {}: mixture-of-experts models are not supported",
+                                        n(moe)));
+    }
+    expect("rope_freqs.weight", {h.n_rot / 2}, false);
+    expect("rope_factors_long.weight", {h.n_rot / 2}, false);
+    expect("rope_factors_short.weight", {h.n_rot / 2}, false);
+}
+
+}  // namespace gguftool::decoder::detail

@@ -1,0 +1,365 @@
+// The decoder export (to-onnx --graph decoder) run by the executor against llama.cpp itself
+// (libllama): every tiny architecture variant in F32 and quantized by llama.cpp's own quantizer,
+// packed (opset 29) and lowered; batches with left padding; what must be refused; and that the
+// tolerance rejects wrong exports.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "decoder_fixtures.hpp"
+#include "gguftool/decoder_export.hpp"
+#include "gguftool/decoder_verify.hpp"
+#include "gguftool/gguf.hpp"
+#include "gguftool/gguf_model_writer.hpp"
+#include "gguftool/llama_reference.hpp"
+#include "gguftool/runtime.hpp"
+#include "process.hpp"
+#include "tiny_decoder.hpp"
+
+namespace gguftool {
+namespace {
+
+namespace fs = std::filesystem;
+using runtime::Shape;
+using runtime::Tensor;
+
+// A prompt longer than the sliding windows of the variants that have one.
+const std::vector<int32_t> kPrompt = {1, 17, 42, 300, 7, 99, 128, 5, 260, 33, 64, 200};
+
+bool have_llama() {
+    std::string why;
+    return reference::load_llama(&why) != nullptr;
+}
+
+#define REQUIRE_LLAMA() \
+    if (!have_llama()) GTEST_SKIP() << "libllama is not available (npm ci)"
+
+verify::DecoderReport verify_package(const std::string &gguf, const std::string &dir,
+                                     int steps = 4) {
+    verify::DecoderVerifyOptions o;
+    o.ids = kPrompt;
+    o.steps = steps;
+    return verify::verify_decoder(gguf, dir, o);
+}
+
+std::string describe(const verify::DecoderReport &r) {
+    std::string s = "tolerance " + r.tolerance.weights + ":";
+    for (const verify::DecoderStep &st : r.steps)
+        s += " [step " + std::to_string(st.index) + " rel " + std::to_string(st.relative) +
+             " kl " + std::to_string(st.kl) + " top1 " + std::to_string(st.top1_agree) + "/" +
+             std::to_string(st.positions) + (st.pass ? "" : " FAIL") + "]";
+    return s;
+}
+
+double worst_relative(const verify::DecoderReport &r) {
+    double w = 0;
+    for (const verify::DecoderStep &s : r.steps) w = std::max(w, s.relative);
+    return w;
+}
+
+class Decoder : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Decoder, F32AgreesWithLlamaCpp) {
+    REQUIRE_LLAMA();
+    const std::string gguf = testkit::decoder_gguf(GetParam(), "F32");
+    const verify::DecoderReport r = verify_package(gguf, testkit::decoder_package(GetParam(), "F32"));
+    EXPECT_TRUE(r.pass) << describe(r);
+    ASSERT_EQ(r.steps.size(), 5u);
+    EXPECT_EQ(r.steps[0].positions, int(kPrompt.size()));
+    RecordProperty("max_relative", std::to_string(worst_relative(r)));
+    std::printf("%s F32: %s\n", GetParam().c_str(), describe(r).c_str());
+}
+
+TEST_P(Decoder, LoweredF32AgreesWithLlamaCpp) {
+    REQUIRE_LLAMA();
+    const std::string gguf = testkit::decoder_gguf(GetParam(), "F32");
+    const verify::DecoderReport r =
+        verify_package(gguf, testkit::decoder_package(GetParam(), "F32", 21), 2);
+    EXPECT_TRUE(r.pass) << describe(r);
+}
+
+// Batch 2, the second prompt shorter and padded on the left: each row's logits are those of the
+// prompt alone (batch 1), prefill and one step through the cache.
+TEST_P(Decoder, BatchWithLeftPaddingGivesEachRowItsOwnLogits) {
+    REQUIRE_LLAMA();
+    const std::string dir = testkit::decoder_package(GetParam(), "F32");
+    const decoder::Hparams h =
+        decoder::read_hparams(gguf::Model::open(testkit::decoder_gguf(GetParam(), "F32")));
+    runtime::Session session(runtime::Model::load(dir + "/onnx/model.onnx"));
+    const int64_t n = int64_t(kPrompt.size()), pad = 5, V = h.n_vocab;
+    const std::vector<int32_t> shorter(kPrompt.begin() + pad, kPrompt.end());
+
+    auto empty_past = [&](int64_t batch) {
+        runtime::Inputs in;
+        for (int64_t il = 0; il < h.n_layer; ++il)
+            for (const char *kv : {"key", "value"})
+                in[fmt::format("past_key_values.{}.{}", il, kv)] =
+                    Tensor::zeros(DataType::float32, Shape{batch, h.n_head_kv, 0, h.head_dim});
+        return in;
+    };
+    auto take_present = [](runtime::NamedTensors &out, runtime::Inputs &in, Tensor &logits) {
+        for (auto &[name, t] : out) {
+            if (name == "logits") logits = t;
+            else in["past_key_values." + name.substr(8)] = t;
+        }
+    };
+    auto ints = [](Shape s, const std::vector<int64_t> &v) {
+        return Tensor::from_values(DataType::int64, std::move(s), v);
+    };
+
+    // One prompt alone: prefill, then token 3 at the next position.
+    auto alone = [&](const std::vector<int32_t> &p) {
+        const int64_t m = int64_t(p.size());
+        runtime::Inputs in = empty_past(1);
+        std::vector<int64_t> ids(p.begin(), p.end()), pos(m);
+        for (int64_t i = 0; i < m; ++i) pos[i] = i;
+        in["input_ids"] = ints({1, m}, ids);
+        in["position_ids"] = ints({1, m}, pos);
+        in["attention_mask"] = ints({1, m}, std::vector<int64_t>(m, 1));
+        Tensor l0, l1;
+        runtime::NamedTensors out = session.run(in);
+        take_present(out, in, l0);
+        in["input_ids"] = ints({1, 1}, {3});
+        in["position_ids"] = ints({1, 1}, {m});
+        in["attention_mask"] = ints({1, m + 1}, std::vector<int64_t>(m + 1, 1));
+        out = session.run(in);
+        take_present(out, in, l1);
+        return std::pair{l0.to_vector<float>(), l1.to_vector<float>()};
+    };
+    const auto [a0, a1] = alone(kPrompt);
+    const auto [b0, b1] = alone(shorter);
+
+    runtime::Inputs in = empty_past(2);
+    std::vector<int64_t> ids(2 * n), pos(2 * n), mask(2 * n);
+    for (int64_t i = 0; i < n; ++i) {
+        ids[i] = kPrompt[i], pos[i] = i, mask[i] = 1;
+        const bool padded = i < pad;
+        ids[n + i] = padded ? 0 : shorter[i - pad];
+        pos[n + i] = padded ? 1 : i - pad;  // as clients make them: cumsum(mask) - 1, pads 1
+        mask[n + i] = padded ? 0 : 1;
+    }
+    in["input_ids"] = ints({2, n}, ids);
+    in["position_ids"] = ints({2, n}, pos);
+    in["attention_mask"] = ints({2, n}, mask);
+    Tensor l0, l1;
+    runtime::NamedTensors out = session.run(in);
+    take_present(out, in, l0);
+    std::vector<int64_t> mask1 = mask;
+    mask1.insert(mask1.begin() + n, 1);
+    mask1.push_back(1);
+    in["input_ids"] = ints({2, 1}, {3, 3});
+    in["position_ids"] = ints({2, 1}, {n, n - pad});
+    in["attention_mask"] = ints({2, n + 1}, mask1);
+    out = session.run(in);
+    take_present(out, in, l1);
+    const std::vector<float> c0 = l0.to_vector<float>(), c1 = l1.to_vector<float>();
+
+    auto close = [](const float *x, const float *y, int64_t count) {
+        double worst = 0, spread = 0;
+        for (int64_t i = 0; i < count; ++i) {
+            worst = std::max(worst, std::fabs(double(x[i]) - double(y[i])));
+            spread = std::max(spread, std::fabs(double(y[i])));
+        }
+        return worst <= 1e-5 * std::max(1.0, spread);
+    };
+    // Row 0: every position; row 1: its real positions.
+    EXPECT_TRUE(close(c0.data(), a0.data(), n * V));
+    EXPECT_TRUE(close(c0.data() + (n + pad) * V, b0.data(), (n - pad) * V));
+    EXPECT_TRUE(close(c1.data(), a1.data(), V));
+    EXPECT_TRUE(close(c1.data() + V, b1.data(), V));
+    for (float v : c0) ASSERT_TRUE(std::isfinite(v)) << "padding rows must stay finite";
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, Decoder, ::testing::ValuesIn(testkit::tiny_decoder_names()),
+                         [](const auto &info) {
+                             std::string s = info.param;
+                             for (char &c : s)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return s;
+                         });
+
+// Quantized by llama.cpp: the weights keep their bytes (DequantizePacked), llama.cpp quantizes its
+// activations, so the tolerance of quantized weights applies.
+class DecoderQuantized : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(DecoderQuantized, AgreesWithLlamaCpp) {
+    REQUIRE_LLAMA();
+    const auto &[variant, type] = GetParam();
+    const std::string gguf = testkit::decoder_gguf(variant, type);
+    const verify::DecoderReport r = verify_package(gguf, testkit::decoder_package(variant, type));
+    EXPECT_TRUE(r.pass) << describe(r);
+    std::printf("%s %s: %s\n", variant.c_str(), type.c_str(), describe(r).c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tiny, DecoderQuantized,
+    ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
+                       ::testing::Values("Q4_0", "Q8_0", "Q4_K_M", "Q6_K", "IQ4_XS")),
+    [](const auto &info) {
+        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+        for (char &c : s)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        return s;
+    });
+
+// ---------------------------------------------------------------------------------------------
+// The tolerance rejects wrong exports.
+
+// `in` rewritten to `out` by `edit` (metadata and tensor infos; tensor bytes copied unless the
+// edit replaces them).
+void rewrite(const std::string &in, const std::string &out,
+             const std::function<void(gguf::Header &, std::vector<gguf::TensorData> &,
+                                      const gguf::File &)> &edit) {
+    const auto file = gguf::File::open(in);
+    gguf::Header h;
+    h.alignment = file->alignment();
+    for (const gguf::MetadataEntry &e : file->metadata()) h.metadata.push_back(gguf::MetadataItem::of(e));
+    std::vector<gguf::TensorData> data;
+    for (const gguf::TensorInfo &t : file->tensors()) {
+        h.tensors.push_back({std::string(t.name), uint32_t(t.type),
+                             std::vector<uint64_t>(t.ne.begin(), t.ne.begin() + t.n_dims), 0});
+        data.push_back(gguf::TensorData::copy(*file, t));
+    }
+    edit(h, data, *file);
+    OutputFile f(out);
+    gguf::write_model(f, h, data);
+    f.commit();
+    f.keep();
+}
+
+gguf::MetaValue u32(uint32_t v) {
+    return gguf::MetaValue::u32(v);
+}
+
+class DecoderRejects : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!have_llama()) GTEST_SKIP() << "libllama is not available (npm ci)";
+        dir_ = fs::temp_directory_path() / ("gguftool-decoder-" + std::to_string(::getpid()));
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+    }
+    fs::path dir_;
+};
+
+TEST_F(DecoderRejects, AnotherModelsExport) {
+    // Same shapes, other weights: runs, and disagrees.
+    const verify::DecoderReport r = verify_package(testkit::decoder_gguf("llama", "F32"),
+                                                   testkit::decoder_package("llama3", "F32"), 1);
+    EXPECT_FALSE(r.pass) << describe(r);
+}
+
+TEST_F(DecoderRejects, OneFlippedScaleByte) {
+    const std::string gguf = testkit::decoder_gguf("llama", "Q8_0");
+    const std::string bad = (dir_ / "flipped.gguf").string();
+    rewrite(gguf, bad, [](gguf::Header &, std::vector<gguf::TensorData> &data, const gguf::File &f) {
+        for (size_t i = 0; i < f.tensors().size(); ++i) {
+            const gguf::TensorInfo &t = f.tensors()[i];
+            if (t.name != "blk.0.attn_q.weight") continue;
+            ASSERT_EQ(t.type, GgmlType::q8_0);
+            auto bytes = std::make_shared<std::vector<uint8_t>>(t.data.begin(), t.data.end());
+            (*bytes)[1] ^= 0x04;  // block 0's scale (f16 d): its exponent's low bit
+            data[i] = gguf::TensorData::produced(bytes->size(), [bytes](gguf::ByteSink &s) {
+                s.write(bytes->data(), bytes->size());
+            });
+        }
+    });
+    decoder::export_decoder(gguf::Model::open(bad), (dir_ / "pkg").string(), {});
+    const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
+    EXPECT_FALSE(r.pass) << describe(r);
+}
+
+TEST_F(DecoderRejects, TheRopeTypeSwapped) {
+    // The llama model's keys under arch qwen2 (same tensors, NEOX rope instead of NORM).
+    const std::string gguf = testkit::decoder_gguf("llama", "F32");
+    const std::string swapped = (dir_ / "neox.gguf").string();
+    rewrite(gguf, swapped, [](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
+        for (gguf::MetadataItem &m : h.metadata) {
+            if (m.key == "general.architecture")
+                m.value = gguf::MetaValue::str("qwen2");
+            else if (m.key.rfind("llama.", 0) == 0)
+                m.key = "qwen2." + m.key.substr(6);
+        }
+    });
+    decoder::export_decoder(gguf::Model::open(swapped), (dir_ / "pkg").string(), {});
+    const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
+    EXPECT_FALSE(r.pass) << describe(r);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: exit 1 naming what is wrong, nothing written.
+
+class DecoderBadInput : public DecoderRejects {
+protected:
+    void expect_refused(const std::string &gguf, const std::string &needle) {
+        const fs::path out = dir_ / "out";
+        const testkit::ProcessResult r =
+            testkit::run({GGUFTOOL_EXE, "to-onnx", gguf, out.string(), "--graph", "decoder"});
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out));
+        for (const auto &e : fs::directory_iterator(dir_))
+            EXPECT_EQ(e.path().filename().string().find(".out"), std::string::npos)
+                << "left behind: " << e.path();
+    }
+};
+
+TEST_F(DecoderBadInput, AMissingTensor) {
+    const std::string bad = (dir_ / "missing.gguf").string();
+    rewrite(testkit::decoder_gguf("llama", "F32"), bad,
+            [](gguf::Header &h, std::vector<gguf::TensorData> &data, const gguf::File &) {
+                for (size_t i = 0; i < h.tensors.size(); ++i)
+                    if (h.tensors[i].name == "blk.1.attn_k.weight") {
+                        h.tensors.erase(h.tensors.begin() + long(i));
+                        data.erase(data.begin() + long(i));
+                        break;
+                    }
+            });
+    expect_refused(bad, "blk.1.attn_k.weight: missing");
+}
+
+TEST_F(DecoderBadInput, AWrongShape) {
+    const std::string bad = (dir_ / "shape.gguf").string();
+    rewrite(testkit::decoder_gguf("qwen2", "F32"), bad,
+            [](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
+                for (gguf::TensorHeader &t : h.tensors)
+                    if (t.name == "blk.0.ffn_down.weight") std::swap(t.dims[0], t.dims[1]);
+            });
+    expect_refused(bad, "blk.0.ffn_down.weight: shape");
+}
+
+TEST_F(DecoderBadInput, AHeadCountThatDoesNotDivide) {
+    const std::string bad = (dir_ / "heads.gguf").string();
+    rewrite(testkit::decoder_gguf("llama", "F32"), bad,
+            [](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
+                for (gguf::MetadataItem &m : h.metadata)
+                    if (m.key == "llama.attention.head_count_kv") m.value = u32(3);
+            });
+    expect_refused(bad, "llama.attention.head_count_kv");
+}
+
+TEST_F(DecoderBadInput, AnUnknownRopeScalingType) {
+    const std::string bad = (dir_ / "rope.gguf").string();
+    rewrite(testkit::decoder_gguf("llama", "F32"), bad,
+            [](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
+                h.metadata.push_back({"llama.rope.scaling.type", gguf::MetaValue::str("dynamic")});
+            });
+    expect_refused(bad, "rope.scaling.type");
+}
+
+TEST_F(DecoderBadInput, AnArchitectureNotExported) {
+    const std::string bad = (dir_ / "arch.gguf").string();
+    rewrite(testkit::decoder_gguf("llama", "F32"), bad,
+            [](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
+                for (gguf::MetadataItem &m : h.metadata)
+                    if (m.key == "general.architecture") m.value = gguf::MetaValue::str("bert");
+            });
+    expect_refused(bad, "architecture bert");
+}
+
+}  // namespace
+}  // namespace gguftool

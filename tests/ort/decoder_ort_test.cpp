@@ -1,0 +1,280 @@
+// Decoder packages (to-onnx --graph decoder --opset 21) in onnxruntime-node and transformers.js:
+// prefill and single steps through the KV cache agree with our executor (1e-5 relative) and with
+// llama.cpp (the verify tolerance); batch 2 with left padding gives each row its own logits;
+// transformers.js' greedy generate gives llama.cpp's greedy tokens.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "decoder_fixtures.hpp"
+#include "gguftool/decoder_export.hpp"
+#include "gguftool/decoder_verify.hpp"
+#include "gguftool/gguf.hpp"
+#include "gguftool/llama_reference.hpp"
+#include "gguftool/runtime.hpp"
+#include "ort_support.hpp"
+#include "tiny_decoder.hpp"
+
+namespace gguftool::orttest {
+namespace {
+
+namespace fs = std::filesystem;
+using runtime::Shape;
+using runtime::Tensor;
+
+const std::string kDecoderDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/ort/decoder_ort.mjs";
+const std::string kTjsDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/ort/decoder_tjs.mjs";
+const std::vector<int32_t> kPrompt = {1, 17, 42, 300, 7, 99, 128, 5, 260, 33, 64, 200};
+constexpr int kOrtOpset = 21;
+
+std::shared_ptr<const reference::LlamaLib> llama_lib() {
+    std::string why;
+    return reference::load_llama(&why);
+}
+
+#define SKIP_WITHOUT_LLAMA() \
+    if (!llama_lib()) GTEST_SKIP() << "libllama is not available (npm ci)"
+
+// One step of a plan: [batch][seq] ids, masks and positions.
+struct Step {
+    std::vector<std::vector<int64_t>> ids, mask, positions;
+};
+
+// llama.cpp's logits of the prompt and of `steps` greedy steps, and the tokens it chose.
+struct Reference {
+    std::vector<std::vector<float>> logits;  // per step [seq][vocab]
+    std::vector<int32_t> chosen;             // the token fed at each later step
+};
+
+Reference llama_reference(const std::string &gguf, int steps) {
+    reference::LlamaModel::Options o;
+    o.n_ctx = 256;
+    reference::LlamaModel m(llama_lib(), gguf, o);
+    Reference r;
+    std::vector<int32_t> feed = kPrompt;
+    int32_t pos = 0;
+    for (int s = 0; s <= steps; ++s) {
+        r.logits.push_back(m.decode(feed, pos));
+        pos += int32_t(feed.size());
+        const float *last = r.logits.back().data() + (feed.size() - 1) * size_t(m.n_vocab());
+        const int32_t next = int32_t(std::max_element(last, last + m.n_vocab()) - last);
+        r.chosen.push_back(next);
+        feed = {next};
+    }
+    return r;
+}
+
+// The batch-1 plan of the prompt and the chosen tokens.
+std::vector<Step> single_plan(const Reference &ref, int steps) {
+    std::vector<Step> plan;
+    Step s0;
+    s0.ids = {std::vector<int64_t>(kPrompt.begin(), kPrompt.end())};
+    s0.mask = {std::vector<int64_t>(kPrompt.size(), 1)};
+    s0.positions = {{}};
+    for (size_t i = 0; i < kPrompt.size(); ++i) s0.positions[0].push_back(int64_t(i));
+    plan.push_back(s0);
+    for (int s = 1; s <= steps; ++s) {
+        const int64_t pos = int64_t(kPrompt.size()) + s - 1;
+        plan.push_back({{{ref.chosen[s - 1]}}, {std::vector<int64_t>(pos + 1, 1)}, {{pos}}});
+    }
+    return plan;
+}
+
+// Logits per step from onnxruntime-node.
+std::vector<std::vector<float>> run_in_ort(const std::string &package, const decoder::Hparams &h,
+                                           const std::vector<Step> &plan, const TempDir &tmp) {
+    nlohmann::json j;
+    j["layers"] = h.n_layer;
+    j["kv_heads"] = h.n_head_kv;
+    j["head_dim"] = h.head_dim;
+    for (const Step &s : plan)
+        j["steps"].push_back(
+            {{"input_ids", s.ids}, {"attention_mask", s.mask}, {"position_ids", s.positions}});
+    const std::string plan_path = tmp.file("plan.json");
+    std::ofstream(plan_path) << j.dump();
+    const RunResult r =
+        testkit::run({kNode, kDecoderDriver, package + "/onnx/model.onnx", plan_path, tmp.file("out")});
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::vector<std::vector<float>> out;
+    for (size_t s = 0; s < plan.size(); ++s) {
+        std::ifstream f(tmp.file("out") + "/logits_" + std::to_string(s) + ".f32", std::ios::binary);
+        const std::string bytes{std::istreambuf_iterator<char>(f), {}};
+        std::vector<float> v(bytes.size() / 4);
+        std::memcpy(v.data(), bytes.data(), v.size() * 4);
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+// Logits per step from our executor.
+std::vector<std::vector<float>> run_in_executor(const std::string &package,
+                                                const decoder::Hparams &h,
+                                                const std::vector<Step> &plan) {
+    runtime::Session session(runtime::Model::load(package + "/onnx/model.onnx"));
+    runtime::Inputs in;
+    const int64_t batch = int64_t(plan[0].ids.size());
+    for (int64_t il = 0; il < h.n_layer; ++il)
+        for (const char *kv : {"key", "value"})
+            in[fmt::format("past_key_values.{}.{}", il, kv)] =
+                Tensor::zeros(DataType::float32, Shape{batch, h.n_head_kv, 0, h.head_dim});
+    auto tensor = [](const std::vector<std::vector<int64_t>> &rows) {
+        std::vector<int64_t> flat;
+        for (const auto &r : rows) flat.insert(flat.end(), r.begin(), r.end());
+        return Tensor::from_values(DataType::int64,
+                                   Shape{int64_t(rows.size()), int64_t(rows[0].size())}, flat);
+    };
+    std::vector<std::vector<float>> out;
+    for (const Step &s : plan) {
+        in["input_ids"] = tensor(s.ids);
+        in["attention_mask"] = tensor(s.mask);
+        in["position_ids"] = tensor(s.positions);
+        for (auto &[name, t] : session.run(in)) {
+            if (name == "logits") out.push_back(t.to_vector<float>());
+            else in["past_key_values." + name.substr(8)] = t;
+        }
+    }
+    return out;
+}
+
+// max |a - b| / max(1, max |b|).
+double relative_gap(const float *a, const float *b, size_t n) {
+    double worst = 0, scale = 1;
+    for (size_t i = 0; i < n; ++i) {
+        worst = std::max(worst, std::fabs(double(a[i]) - double(b[i])));
+        scale = std::max(scale, std::fabs(double(b[i])));
+    }
+    return worst / scale;
+}
+
+// max over rows of max|Δ| / the row's spread in `ref`.
+double spread_gap(const std::vector<float> &ours, const std::vector<float> &ref, int64_t V) {
+    double worst = 0;
+    for (size_t r = 0; r * V < ref.size(); ++r) {
+        const float *e = ref.data() + r * V, *o = ours.data() + r * V;
+        const auto [lo, hi] = std::minmax_element(e, e + V);
+        double m = 0;
+        for (int64_t i = 0; i < V; ++i) m = std::max(m, std::fabs(double(o[i]) - double(e[i])));
+        worst = std::max(worst, m / std::max(1e-30, double(*hi - *lo)));
+    }
+    return worst;
+}
+
+class DecoderOrt : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(DecoderOrt, StepsAgreeWithExecutorAndLlamaCpp) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    const auto &[variant, type] = GetParam();
+    const std::string gguf = testkit::decoder_gguf(variant, type);
+    const std::string package = testkit::decoder_package(variant, type, kOrtOpset);
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+    constexpr int kSteps = 4;
+    const Reference ref = llama_reference(gguf, kSteps);
+    const std::vector<Step> plan = single_plan(ref, kSteps);
+    TempDir tmp;
+    const auto ort = run_in_ort(package, h, plan, tmp);
+    const auto ours = run_in_executor(package, h, plan);
+    const double tolerance = verify::decoder_tolerance(gguf).relative;
+    ASSERT_EQ(ort.size(), plan.size());
+    for (size_t s = 0; s < plan.size(); ++s) {
+        ASSERT_EQ(ort[s].size(), ref.logits[s].size()) << "step " << s;
+        ASSERT_EQ(ours[s].size(), ref.logits[s].size()) << "step " << s;
+        EXPECT_LE(relative_gap(ort[s].data(), ours[s].data(), ours[s].size()), 1e-5)
+            << "step " << s << ": onnxruntime against the executor";
+        EXPECT_LE(spread_gap(ort[s], ref.logits[s], h.n_vocab), tolerance)
+            << "step " << s << ": onnxruntime against llama.cpp";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tiny, DecoderOrt,
+    ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
+                       ::testing::Values("F32", "Q4_K_M")),
+    [](const auto &info) {
+        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+        for (char &c : s)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        return s;
+    });
+
+class DecoderOrtModel : public ::testing::TestWithParam<std::string> {};
+
+// Batch 2, the second prompt 5 tokens shorter and padded on the left, prefill and one step:
+// each row's logits are those of batch 1 (onnxruntime), and the executor's agree.
+TEST_P(DecoderOrtModel, BatchWithLeftPaddingGivesEachRowItsOwnLogits) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    const std::string gguf = testkit::decoder_gguf(GetParam(), "F32");
+    const std::string package = testkit::decoder_package(GetParam(), "F32", kOrtOpset);
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+    const int64_t n = int64_t(kPrompt.size()), pad = 5, V = h.n_vocab;
+    auto single = [&](const std::vector<int32_t> &p) {
+        const int64_t m = int64_t(p.size());
+        Step s0{{std::vector<int64_t>(p.begin(), p.end())}, {std::vector<int64_t>(m, 1)}, {{}}};
+        for (int64_t i = 0; i < m; ++i) s0.positions[0].push_back(i);
+        return std::vector<Step>{s0, Step{{{3}}, {std::vector<int64_t>(m + 1, 1)}, {{m}}}};
+    };
+    const std::vector<int32_t> shorter(kPrompt.begin() + pad, kPrompt.end());
+    Step b0, b1;
+    b0.ids.resize(2), b0.mask.resize(2), b0.positions.resize(2);
+    for (int64_t i = 0; i < n; ++i) {
+        b0.ids[0].push_back(kPrompt[i]), b0.mask[0].push_back(1), b0.positions[0].push_back(i);
+        const bool padded = i < pad;
+        b0.ids[1].push_back(padded ? 0 : shorter[i - pad]);
+        b0.mask[1].push_back(padded ? 0 : 1);
+        b0.positions[1].push_back(padded ? 1 : i - pad);
+    }
+    b1.ids = {{3}, {3}};
+    b1.mask = b0.mask;
+    for (auto &row : b1.mask) row.push_back(1);
+    b1.positions = {{n}, {n - pad}};
+    TempDir t1, t2, t3;
+    const auto a = run_in_ort(package, h, single(kPrompt), t1);
+    const auto b = run_in_ort(package, h, single(shorter), t2);
+    const auto both = run_in_ort(package, h, {b0, b1}, t3);
+    ASSERT_EQ(both.size(), 2u);
+    EXPECT_LE(relative_gap(both[0].data(), a[0].data(), size_t(n * V)), 1e-5);
+    EXPECT_LE(relative_gap(both[0].data() + (n + pad) * V, b[0].data(), size_t((n - pad) * V)), 1e-5);
+    EXPECT_LE(relative_gap(both[1].data(), a[1].data(), size_t(V)), 1e-5);
+    EXPECT_LE(relative_gap(both[1].data() + V, b[1].data(), size_t(V)), 1e-5);
+    const auto ours = run_in_executor(package, h, {b0, b1});
+    for (size_t s = 0; s < 2; ++s)
+        EXPECT_LE(relative_gap(both[s].data(), ours[s].data(), ours[s].size()), 1e-5) << s;
+}
+
+// transformers.js loads the package offline and its greedy generate gives llama.cpp's greedy
+// tokens (compared up to and including the first end-of-sequence token).
+TEST_P(DecoderOrtModel, TransformersJsGeneratesLlamaCppsTokens) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    const std::string gguf = testkit::decoder_gguf(GetParam(), "F32");
+    const std::string package = testkit::decoder_package(GetParam(), "F32", kOrtOpset);
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+    constexpr int kNew = 8;
+    const Reference ref = llama_reference(gguf, kNew - 1);
+    std::vector<int64_t> want(kPrompt.begin(), kPrompt.end());
+    for (int32_t t : ref.chosen) {
+        want.push_back(t);
+        if (t == h.eos) break;
+    }
+    std::string ids;
+    for (int32_t t : kPrompt) ids += (ids.empty() ? "" : ",") + std::to_string(t);
+    const RunResult r = testkit::run({kNode, kTjsDriver, package, ids, std::to_string(kNew)});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<int64_t> got = nlohmann::json::parse(r.out).get<std::vector<int64_t>>();
+    if (got.size() > want.size()) got.resize(want.size());
+    EXPECT_EQ(got, want) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtModel, ::testing::ValuesIn(testkit::tiny_decoder_names()),
+                         [](const auto &info) {
+                             std::string s = info.param;
+                             for (char &c : s)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return s;
+                         });
+
+}  // namespace
+}  // namespace gguftool::orttest
