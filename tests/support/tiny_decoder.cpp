@@ -1,0 +1,422 @@
+#include "tiny_decoder.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <numbers>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <utility>
+
+#include "gguftool/gguf_writer.hpp"
+
+namespace gguftool::testkit {
+
+namespace {
+
+using gguf::MetaValue;
+
+constexpr uint32_t kEmbd = 256;
+constexpr uint32_t kHeads = 4;
+constexpr uint32_t kHeadsKv = 2;
+constexpr uint32_t kFf = 512;
+constexpr uint32_t kVocab = 384;
+
+// Standard deviations of the random weights. Q and K a little larger than the other projections
+// so that attention is far from uniform (a wrong mask or rotation shows in the logits).
+constexpr double kStdQk = 0.08;
+constexpr double kStdProj = 0.05;
+constexpr double kStdOutput = 0.1;
+constexpr double kStdBias = 0.1;
+constexpr double kStdNorm = 0.1;  // norm weights: 1 + kStdNorm * noise
+
+// Per-pair rope factors: none, llama3's rope_freqs, or phi3's rope_factors_long/short.
+enum class RopeFactors { none, freqs, long_short };
+
+// One variant. Zero (or nullptr, or nullopt) means "key or tensor not written".
+struct Variant {
+    const char *name;
+    const char *arch;
+    const char *features;
+    uint32_t layers = 2;
+    uint32_t head_dim = 64;
+    bool write_head_dim = false;  // attention.key_length and value_length
+    uint32_t n_rot = 0;           // rope.dimension_count; 0: head_dim
+    uint32_t context_length = 256;
+    float eps = 1e-6f;
+    double embd_std = 1.0;
+    bool tied = false;
+    bool output_bias = false;
+    bool qkv_bias = false;
+    bool attn_out_bias = false;
+    bool ffn_bias = false;
+    bool fused_qkv = false;
+    bool fused_up = false;  // ffn_up holds gate and up rows, no ffn_gate
+    bool qk_norm = false;
+    bool post_norms = false;  // post_attention_norm and post_ffw_norm
+    float freq_base = 10000.0f;
+    float freq_base_swa = 0;
+    const char *scaling_type = nullptr;
+    float scaling_factor = 0;
+    uint32_t orig_ctx = 0;
+    float rope_attn_factor = 0;
+    float yarn_beta_fast = 0;
+    float yarn_beta_slow = 0;
+    float yarn_log_mul = 0;
+    RopeFactors rope_factors = RopeFactors::none;
+    float temperature_scale = 0;
+    std::optional<uint32_t> sliding_window = std::nullopt;
+    uint32_t swa_pattern = 0;
+    float attn_softcap = 0;
+    float final_softcap = 0;
+};
+
+// Tied heads: the logits are the embeddings' dot products with the final hidden state, in which
+// the input token's own embedding would dominate (its logit the largest at every position) if
+// the embeddings were as large as the layers' outputs; at 0.1 the layers decide the ranking and
+// the logits still spread over about 10.
+constexpr double kTiedEmbdStd = 0.1;
+// Gemma-family models scale the input embeddings by sqrt(n_embd) (= 16): their embeddings are
+// that much smaller, so the residual stream and the tied head stay in range. (With gemma's and
+// gemma2's tied heads the input token's own logit is still the largest at every position: the
+// layers move the other logits.)
+constexpr double kGemmaEmbdStd = 1.0 / 16;
+// Phi3's LongRoPE: context 8192 over an original 4096, so llama.cpp picks the short factors for
+// any context up to 4096 and multiplies cos/sin by sqrt(1 + ln(8192/4096) / ln(4096)).
+const float kPhi3AttnFactor = float(std::sqrt(1.0 + std::log(2.0) / std::log(4096.0)));
+
+const Variant kVariants[] = {
+    {.name = "llama", .arch = "llama", .features = "untied head, norm rope", .eps = 1e-5f},
+    {.name = "llama-tied-bias",
+     .arch = "llama",
+     .features = "tied head, q/k/v/output and ffn biases, linear rope scaling x2",
+     .eps = 1e-5f,
+     .embd_std = kTiedEmbdStd,
+     .tied = true,
+     .qkv_bias = true,
+     .attn_out_bias = true,
+     .ffn_bias = true,
+     .scaling_type = "linear",
+     .scaling_factor = 2.0f},
+    {.name = "llama3",
+     .arch = "llama",
+     .features = "untied head, rope_freqs (random factors in [1, 8]), freq_base 5e5",
+     .eps = 1e-5f,
+     .freq_base = 500000.0f,
+     .rope_factors = RopeFactors::freqs},
+    // YaRN over an original context of 8 (so the attention temperature, floor(p / 8), changes
+    // at position 8) with betas that put the ramp at pairs 5..17 of 32.
+    {.name = "mistral3",
+     .arch = "mistral3",
+     .features = "yarn x4 (orig ctx 8, beta 0.1/0.001, log mul 0.5), attention temperature 0.5",
+     .eps = 1e-5f,
+     .freq_base = 1000000.0f,
+     .scaling_type = "yarn",
+     .scaling_factor = 4.0f,
+     .orig_ctx = 8,
+     .yarn_beta_fast = 0.1f,
+     .yarn_beta_slow = 0.001f,
+     .yarn_log_mul = 0.5f,
+     .temperature_scale = 0.5f},
+    {.name = "qwen2",
+     .arch = "qwen2",
+     .features = "q/k/v biases, output bias, tied head, neox rope",
+     .embd_std = kTiedEmbdStd,
+     .tied = true,
+     .output_bias = true,
+     .qkv_bias = true,
+     .freq_base = 1000000.0f},
+    {.name = "qwen3",
+     .arch = "qwen3",
+     .features = "q/k norms, head size 128 (H*D = 512 != n_embd), untied, neox rope",
+     .head_dim = 128,
+     .write_head_dim = true,
+     .qk_norm = true,
+     .freq_base = 1000000.0f},
+    {.name = "gemma",
+     .arch = "gemma",
+     .features = "tied head, embeddings x sqrt(n_embd), gelu, neox rope",
+     .write_head_dim = true,
+     .embd_std = kGemmaEmbdStd,
+     .tied = true},
+    // Layer 0 local (window 4), layer 1 global (the default pattern 2).
+    {.name = "gemma2",
+     .arch = "gemma2",
+     .features = "post norms, attention soft-cap 2, final soft-cap 3, sliding window 4 "
+                 "(layer 0 local, freq_base_swa 1000), tied head",
+     .write_head_dim = true,
+     .embd_std = kGemmaEmbdStd,
+     .tied = true,
+     .post_norms = true,
+     .freq_base_swa = 1000.0f,
+     .sliding_window = 4,
+     .attn_softcap = 2.0f,
+     .final_softcap = 3.0f},
+    // Pattern 3: layers 0 and 1 local (freq_base_swa, no scaling), layer 2 global (freq_base
+    // 1e6, linear scaling x8).
+    {.name = "gemma3",
+     .arch = "gemma3",
+     .features = "q/k norms, post norms, sliding window 4 pattern 3 (layers 0-1 local), "
+                 "freq_base 1e6 + linear x8 global, freq_base_swa 1e4 local, final soft-cap 4, "
+                 "untied",
+     .layers = 3,
+     .write_head_dim = true,
+     .embd_std = kGemmaEmbdStd,
+     .qk_norm = true,
+     .post_norms = true,
+     .freq_base = 1000000.0f,
+     .freq_base_swa = 10000.0f,
+     .scaling_type = "linear",
+     .scaling_factor = 8.0f,
+     .sliding_window = 4,
+     .swa_pattern = 3,
+     .final_softcap = 4.0f},
+    {.name = "phi3",
+     .arch = "phi3",
+     .features = "fused qkv, fused gate|up, partial rotary 32 of 64, rope_factors_long/short "
+                 "(orig ctx 4096 of 8192: short used), rope attn_factor, untied",
+     .n_rot = 32,
+     .context_length = 8192,
+     .eps = 1e-5f,
+     .fused_qkv = true,
+     .fused_up = true,
+     .orig_ctx = 4096,
+     .rope_attn_factor = kPhi3AttnFactor,
+     .rope_factors = RopeFactors::long_short,
+     .sliding_window = 0},
+};
+
+const Variant &find_variant(std::string_view name) {
+    for (const Variant &v : kVariants)
+        if (name == v.name) return v;
+    throw std::invalid_argument(fmt::format("no tiny decoder variant named '{}'", name));
+}
+
+// Deterministic on every standard library: std::mt19937 is fully specified, the transforms are
+// ours.
+class Random {
+public:
+    explicit Random(uint32_t seed) : mt_(seed) {}
+    double uniform() { return (double(mt_()) + 0.5) / 4294967296.0; }  // in (0, 1)
+    double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+    double normal() {  // Box-Muller, the cosine half
+        const double r = std::sqrt(-2.0 * std::log(uniform()));
+        return r * std::cos(2.0 * std::numbers::pi * uniform());
+    }
+    std::vector<float> normal(size_t n, double mean, double std) {
+        std::vector<float> v(n);
+        for (float &x : v) x = float(mean + std * normal());
+        return v;
+    }
+
+private:
+    std::mt19937 mt_;
+};
+
+// SentencePiece's layout in miniature: <unk>, <s>, </s>, the 256 byte tokens, pieces, and last
+// the control token <|endoftext|>, which llama.cpp's vocabulary loader looks up (and throws
+// without) when general.name contains "phi3", as Phi-3's vocabulary has it.
+struct Vocab {
+    std::vector<std::string> tokens;
+    std::vector<float> scores;
+    std::vector<int32_t> types;  // 1 normal, 2 unknown, 3 control, 6 byte
+};
+
+Vocab make_vocab() {
+    Vocab v;
+    const auto add = [&](std::string t, float score, int32_t type) {
+        v.tokens.push_back(std::move(t));
+        v.scores.push_back(score);
+        v.types.push_back(type);
+    };
+    add("<unk>", 0.0f, 2);
+    add("<s>", 0.0f, 3);
+    add("</s>", 0.0f, 3);
+    for (int b = 0; b < 256; ++b) add(fmt::format("<0x{:02X}>", b), 0.0f, 6);
+    const std::string space = "\xE2\x96\x81";  // "▁"
+    std::vector<std::string> pieces = {space};
+    for (char c = 'a'; c <= 'z'; ++c) pieces.push_back(space + c);
+    for (char c = 'a'; c <= 'z'; ++c) pieces.push_back(std::string(1, c));
+    for (char c = 'a'; c <= 'z'; ++c)
+        for (char d = 'a'; d <= 'z'; ++d) pieces.push_back(space + c + d);
+    float score = -1.0f;
+    for (const std::string &p : pieces) {
+        if (v.tokens.size() == kVocab - 1) break;
+        add(p, score, 1);
+        score -= 1.0f;
+    }
+    add("<|endoftext|>", 0.0f, 3);
+    return v;
+}
+
+std::vector<uint8_t> f32_bytes(const std::vector<float> &values) {
+    std::vector<uint8_t> out(values.size() * 4);
+    for (size_t i = 0; i < values.size(); ++i) {
+        const auto bits = std::bit_cast<uint32_t>(values[i]);
+        for (int b = 0; b < 4; ++b) out[4 * i + b] = uint8_t(bits >> (8 * b));
+    }
+    return out;
+}
+
+std::vector<float> concat(std::vector<float> a, const std::vector<float> &b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+void add_metadata(gguf::Writer &w, const Variant &v, uint32_t n_rot) {
+    const std::string a = v.arch;
+    const auto key = [&](const char *k) { return a + "." + k; };
+    w.add("general.architecture", MetaValue::str(a));
+    w.add("general.name", MetaValue::str(fmt::format("gguftool tiny {} (random weights)", v.name)));
+    w.add("general.file_type", MetaValue::u32(0));  // LLAMA_FTYPE_ALL_F32
+    w.add(key("vocab_size"), MetaValue::u32(kVocab));
+    w.add(key("context_length"), MetaValue::u32(v.context_length));
+    w.add(key("embedding_length"), MetaValue::u32(kEmbd));
+    w.add(key("block_count"), MetaValue::u32(v.layers));
+    w.add(key("feed_forward_length"), MetaValue::u32(kFf));
+    w.add(key("attention.head_count"), MetaValue::u32(kHeads));
+    w.add(key("attention.head_count_kv"), MetaValue::u32(kHeadsKv));
+    if (v.write_head_dim) {
+        w.add(key("attention.key_length"), MetaValue::u32(v.head_dim));
+        w.add(key("attention.value_length"), MetaValue::u32(v.head_dim));
+    }
+    w.add(key("attention.layer_norm_rms_epsilon"), MetaValue::f32(v.eps));
+    w.add(key("rope.dimension_count"), MetaValue::u32(n_rot));
+    w.add(key("rope.freq_base"), MetaValue::f32(v.freq_base));
+    if (v.freq_base_swa) w.add(key("rope.freq_base_swa"), MetaValue::f32(v.freq_base_swa));
+    if (v.scaling_type) w.add(key("rope.scaling.type"), MetaValue::str(v.scaling_type));
+    if (v.scaling_factor) w.add(key("rope.scaling.factor"), MetaValue::f32(v.scaling_factor));
+    if (v.orig_ctx) w.add(key("rope.scaling.original_context_length"), MetaValue::u32(v.orig_ctx));
+    if (v.rope_attn_factor)
+        w.add(key("rope.scaling.attn_factor"), MetaValue::f32(v.rope_attn_factor));
+    if (v.yarn_beta_fast)
+        w.add(key("rope.scaling.yarn_beta_fast"), MetaValue::f32(v.yarn_beta_fast));
+    if (v.yarn_beta_slow)
+        w.add(key("rope.scaling.yarn_beta_slow"), MetaValue::f32(v.yarn_beta_slow));
+    if (v.yarn_log_mul)
+        w.add(key("rope.scaling.yarn_log_multiplier"), MetaValue::f32(v.yarn_log_mul));
+    if (v.temperature_scale)
+        w.add(key("attention.temperature_scale"), MetaValue::f32(v.temperature_scale));
+    if (v.sliding_window) w.add(key("attention.sliding_window"), MetaValue::u32(*v.sliding_window));
+    if (v.swa_pattern)
+        w.add(key("attention.sliding_window_pattern"), MetaValue::u32(v.swa_pattern));
+    if (v.attn_softcap) w.add(key("attn_logit_softcapping"), MetaValue::f32(v.attn_softcap));
+    if (v.final_softcap) w.add(key("final_logit_softcapping"), MetaValue::f32(v.final_softcap));
+
+    const Vocab vocab = make_vocab();
+    w.add("tokenizer.ggml.model", MetaValue::str("llama"));
+    w.add("tokenizer.ggml.tokens", MetaValue::array_of(vocab.tokens));
+    w.add("tokenizer.ggml.scores", MetaValue::array_of(vocab.scores));
+    w.add("tokenizer.ggml.token_type", MetaValue::array_of(vocab.types));
+    w.add("tokenizer.ggml.unknown_token_id", MetaValue::u32(0));
+    w.add("tokenizer.ggml.bos_token_id", MetaValue::u32(1));
+    w.add("tokenizer.ggml.eos_token_id", MetaValue::u32(2));
+    w.add("tokenizer.ggml.add_bos_token", MetaValue::boolean(true));
+    w.add("tokenizer.ggml.add_eos_token", MetaValue::boolean(false));
+}
+
+void add_tensors(gguf::Writer &w, const Variant &v, uint32_t n_rot, uint32_t seed) {
+    Random rng(seed);
+    const auto add = [&](const std::string &name, std::vector<uint64_t> dims,
+                         const std::vector<float> &values) {
+        w.add_tensor(name, GgmlType::f32, std::move(dims), f32_bytes(values));
+    };
+    // A matrix of `rows` outputs over `cols` inputs: ne = {cols, rows}.
+    const auto matrix = [&](uint64_t cols, uint64_t rows, double std) {
+        return rng.normal(cols * rows, 0.0, std);
+    };
+    const auto norm = [&](uint64_t n) { return rng.normal(n, 1.0, kStdNorm); };
+    const auto bias = [&](uint64_t n) { return rng.normal(n, 0.0, kStdBias); };
+    const auto factors = [&](double lo, double hi) {
+        std::vector<float> f(n_rot / 2);
+        for (float &x : f) x = float(rng.uniform(lo, hi));
+        return f;
+    };
+
+    const uint64_t q_rows = uint64_t(kHeads) * v.head_dim;
+    const uint64_t kv_rows = uint64_t(kHeadsKv) * v.head_dim;
+
+    add("token_embd.weight", {kEmbd, kVocab}, matrix(kEmbd, kVocab, v.embd_std));
+    if (v.rope_factors == RopeFactors::freqs) add("rope_freqs.weight", {n_rot / 2}, factors(1, 8));
+    if (v.rope_factors == RopeFactors::long_short) {
+        add("rope_factors_long.weight", {n_rot / 2}, factors(1, 16));
+        add("rope_factors_short.weight", {n_rot / 2}, factors(1, 4));
+    }
+    add("output_norm.weight", {kEmbd}, norm(kEmbd));
+    if (!v.tied) add("output.weight", {kEmbd, kVocab}, matrix(kEmbd, kVocab, kStdOutput));
+    if (v.output_bias) add("output.bias", {kVocab}, bias(kVocab));
+
+    for (uint32_t l = 0; l < v.layers; ++l) {
+        const std::string b = fmt::format("blk.{}.", l);
+        add(b + "attn_norm.weight", {kEmbd}, norm(kEmbd));
+        if (v.fused_qkv) {
+            auto qkv = matrix(kEmbd, q_rows, kStdQk);
+            qkv = concat(std::move(qkv), matrix(kEmbd, kv_rows, kStdQk));
+            qkv = concat(std::move(qkv), matrix(kEmbd, kv_rows, kStdProj));
+            add(b + "attn_qkv.weight", {kEmbd, q_rows + 2 * kv_rows}, qkv);
+        } else {
+            add(b + "attn_q.weight", {kEmbd, q_rows}, matrix(kEmbd, q_rows, kStdQk));
+            add(b + "attn_k.weight", {kEmbd, kv_rows}, matrix(kEmbd, kv_rows, kStdQk));
+            add(b + "attn_v.weight", {kEmbd, kv_rows}, matrix(kEmbd, kv_rows, kStdProj));
+        }
+        if (v.qkv_bias) {
+            add(b + "attn_q.bias", {q_rows}, bias(q_rows));
+            add(b + "attn_k.bias", {kv_rows}, bias(kv_rows));
+            add(b + "attn_v.bias", {kv_rows}, bias(kv_rows));
+        }
+        if (v.qk_norm) {
+            add(b + "attn_q_norm.weight", {v.head_dim}, norm(v.head_dim));
+            add(b + "attn_k_norm.weight", {v.head_dim}, norm(v.head_dim));
+        }
+        add(b + "attn_output.weight", {q_rows, kEmbd}, matrix(q_rows, kEmbd, kStdProj));
+        if (v.attn_out_bias) add(b + "attn_output.bias", {kEmbd}, bias(kEmbd));
+        if (v.post_norms) add(b + "post_attention_norm.weight", {kEmbd}, norm(kEmbd));
+
+        add(b + "ffn_norm.weight", {kEmbd}, norm(kEmbd));
+        if (v.fused_up) {
+            // Rows [gate | up]: llama.cpp activates the first half.
+            add(b + "ffn_up.weight", {kEmbd, 2 * kFf}, matrix(kEmbd, 2 * kFf, kStdProj));
+        } else {
+            add(b + "ffn_gate.weight", {kEmbd, kFf}, matrix(kEmbd, kFf, kStdProj));
+            if (v.ffn_bias) add(b + "ffn_gate.bias", {kFf}, bias(kFf));
+            add(b + "ffn_up.weight", {kEmbd, kFf}, matrix(kEmbd, kFf, kStdProj));
+            if (v.ffn_bias) add(b + "ffn_up.bias", {kFf}, bias(kFf));
+        }
+        add(b + "ffn_down.weight", {kFf, kEmbd}, matrix(kFf, kEmbd, kStdProj));
+        if (v.ffn_bias) add(b + "ffn_down.bias", {kEmbd}, bias(kEmbd));
+        if (v.post_norms) add(b + "post_ffw_norm.weight", {kEmbd}, norm(kEmbd));
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> tiny_decoder_names() {
+    std::vector<std::string> names;
+    for (const Variant &v : kVariants) names.emplace_back(v.name);
+    return names;
+}
+
+TinyDecoder tiny_decoder(std::string_view name) {
+    const Variant &v = find_variant(name);
+    return {.name = v.name,
+            .arch = v.arch,
+            .n_layer = v.layers,
+            .n_vocab = kVocab,
+            .head_dim = v.head_dim,
+            .n_rot = v.n_rot ? v.n_rot : v.head_dim,
+            .tied = v.tied,
+            .features = v.features};
+}
+
+void write_tiny_decoder(std::string_view name, const std::string &path, uint32_t seed) {
+    const Variant &v = find_variant(name);
+    const uint32_t n_rot = v.n_rot ? v.n_rot : v.head_dim;
+    gguf::Writer w;
+    add_metadata(w, v, n_rot);
+    add_tensors(w, v, n_rot, seed);
+    w.write(path);
+}
+
+}  // namespace gguftool::testkit

@@ -1,0 +1,66 @@
+// Writes one of the tiny random decoder models of tests/support/tiny_decoder.hpp (F32 GGUF), or
+// lists them.
+//
+//   make_tiny_decoder NAME OUT.gguf [--seed N]
+//   make_tiny_decoder --list
+#include <fmt/core.h>
+
+#include <cstdint>
+#include <exception>
+#include <string>
+
+#include "tiny_decoder.hpp"
+
+namespace {
+
+int usage() {
+    fmt::print(stderr,
+               "usage: make_tiny_decoder NAME OUT.gguf [--seed N]\n"
+               "       make_tiny_decoder --list\n");
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    using namespace gguftool::testkit;
+    std::string name, path;
+    uint32_t seed = 1;
+    bool list = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--list") {
+            list = true;
+        } else if (arg == "--seed" && i + 1 < argc) {
+            try {
+                seed = uint32_t(std::stoul(argv[++i]));
+            } catch (const std::exception &) {
+                return usage();
+            }
+        } else if (arg.starts_with("-")) {
+            return usage();
+        } else if (name.empty()) {
+            name = arg;
+        } else if (path.empty()) {
+            path = arg;
+        } else {
+            return usage();
+        }
+    }
+    if (list) {
+        for (const std::string &n : tiny_decoder_names()) {
+            const TinyDecoder d = tiny_decoder(n);
+            fmt::print("{:<16} {:<9} {}\n", d.name, d.arch, d.features);
+        }
+        return 0;
+    }
+    if (name.empty() || path.empty()) return usage();
+    try {
+        write_tiny_decoder(name, path, seed);
+    } catch (const std::exception &e) {
+        fmt::print(stderr, "make_tiny_decoder: {}\n", e.what());
+        return 1;
+    }
+    fmt::print("wrote {} ({}, seed {})\n", path, name, seed);
+    return 0;
+}
