@@ -260,11 +260,12 @@ std::string Builder::table(const std::string &name, std::shared_ptr<std::vector<
 void Builder::positions() {
     n_.scope = "positions";
     const int64_t P = h_.n_ctx_train, half = h_.n_rot / 2;
-    // Frequency factors: rope_freqs (llama3) wins; longrope's short factors up to the original
-    // context, long ones beyond (llama.cpp picks by context size, a whole run at a time).
+    // Frequency factors (llama_model::get_rope_factors): rope_freqs (llama3) wins; else
+    // rope_factors_short up to the original context and rope_factors_long beyond it (llama.cpp
+    // picks by the context size, a whole run at a time; here by position).
     std::vector<float> ff = factors("rope_freqs.weight");
     std::vector<float> ff_long, ff_short;
-    if (ff.empty() && h_.rope_scaling == "longrope") {
+    if (ff.empty()) {
         ff_long = factors("rope_factors_long.weight");
         ff_short = factors("rope_factors_short.weight");
     }
