@@ -1,7 +1,7 @@
 // The test kit's one way to llama.cpp's quantizers and decoders (libggml-base through
 // reference::ggml()): quantizing rows, in this process or in a child that may abort, llama.cpp's
-// decode of a tensor's bytes, and llama_model_quantize of a whole file (libllama). Used by the
-// tests, the benchmarks and the tools.
+// decode of a tensor's bytes, and llama_model_quantize of a whole file (libllama, through
+// llama_reference.hpp). Used by the tests, the benchmarks and the tools.
 #pragma once
 
 #include <cstddef>
@@ -50,14 +50,16 @@ std::vector<float> llama_decode(const reference::Ggml &g, GgmlType type,
 std::vector<float> reference_decode(const reference::Ggml &g, GgmlType type,
                                     const std::vector<uint8_t> &bytes, size_t n);
 
-// llama.cpp's own model quantizer, llama_model_quantize, from its libllama (loaded at run time,
-// from beside the libggml-base.so that reference::ggml() found): what llama-quantize runs, k-quant
-// mixtures (Q4_K_M ...) included. llama_ftype values (llama.h):
+// llama.cpp's own model quantizer, llama_model_quantize (what llama-quantize runs, k-quant
+// mixtures such as Q4_K_M included), through gguftool::reference::quantize_model
+// (llama_reference.hpp: libllama loaded beside the libggml-base.so that reference::ggml() found).
+// llama_ftype values (llama.h; reference::llama_ftype_from_name has them all):
 inline constexpr int kFtypeMostlyF16 = 1;
 inline constexpr int kFtypeMostlyQ4_K_M = 15;
 
 // Quantizes the model `in` into `out` as llama-quantize does, to llama_ftype `ftype`, on
-// `threads` threads (0: all). Its log is silenced. Returns "" on success, else why it failed.
+// `threads` threads (0: all). Its log is kept out of the output. Returns "" on success, else why
+// it failed.
 std::string model_quantize(const std::string &in, const std::string &out, int ftype,
                            int threads = 0);
 
