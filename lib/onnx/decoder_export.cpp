@@ -22,6 +22,11 @@ namespace fs = std::filesystem;
 using namespace onnx_export::detail;
 
 // config.json as transformers.js and Optimum read it (MODEL-FACTS §3.2).
+// A float as the shortest decimal that reads back as it (1e-05, not 9.999999747378752e-06).
+double shortest(float f) {
+    return std::stod(fmt::format("{}", f));
+}
+
 nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row) {
     nlohmann::ordered_json c;
     c["architectures"] = {std::string(row.hf_class)};
@@ -34,12 +39,12 @@ nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row)
     c["head_dim"] = h.head_dim;
     c["vocab_size"] = h.n_vocab;
     c["max_position_embeddings"] = h.n_ctx_train;
-    c["rms_norm_eps"] = h.rms_eps;
-    c["rope_theta"] = h.freq_base;
+    c["rms_norm_eps"] = shortest(h.rms_eps);
+    c["rope_theta"] = shortest(h.freq_base);
     c["tie_word_embeddings"] = h.tied;
     if (h.n_swa > 0) c["sliding_window"] = h.n_swa;
-    if (h.attn_softcap != 0) c["attn_logit_softcapping"] = h.attn_softcap;
-    if (h.final_softcap != 0) c["final_logit_softcapping"] = h.final_softcap;
+    if (h.attn_softcap != 0) c["attn_logit_softcapping"] = shortest(h.attn_softcap);
+    if (h.final_softcap != 0) c["final_logit_softcapping"] = shortest(h.final_softcap);
     if (h.bos >= 0) c["bos_token_id"] = h.bos;
     if (h.eos >= 0) c["eos_token_id"] = h.eos;
     if (h.pad >= 0) c["pad_token_id"] = h.pad;

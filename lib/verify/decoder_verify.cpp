@@ -20,12 +20,16 @@ namespace {
 using runtime::Shape;
 using runtime::Tensor;
 
-// The tolerance rows, loosest last (MODEL-FACTS §1.9; measured on the tiny models of every
-// architecture, see tests/verify/decoder_verify_test.cpp).
+// The tolerance rows, loosest last (MODEL-FACTS §1.9). Measured on the tiny models of every
+// architecture (tools/make_tiny_decoder, 12-token prefill and a step, lowered to opset 21 and run
+// in onnxruntime): F32 weights at most 3.1e-4 of the spread (gemma3: llama.cpp's fp16-table GELU;
+// 9e-7 elsewhere), KL 4e-8; F16/BF16 (llama.cpp rounds activations to fp16/bf16) 4.0e-3, KL 7e-5;
+// quantized (activations quantized to Q8_0/Q8_K) 2.0e-2, KL 2.1e-3. Each bound is about three
+// times the worst seen; tests/decoder shows each still rejects a wrong export.
 const Tolerance kTolerances[] = {
     {"f32", 1e-3, 1e-5},
-    {"f16", 3e-2, 1e-3},
-    {"quantized", 1.5e-1, 2e-2},
+    {"f16", 1.5e-2, 5e-4},
+    {"quantized", 6e-2, 1e-2},
 };
 
 Tensor int64_tensor(Shape shape, const std::vector<int64_t> &v) {

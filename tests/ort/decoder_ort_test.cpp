@@ -34,8 +34,8 @@ std::shared_ptr<const reference::LlamaLib> llama_lib() {
     return reference::load_llama(&why);
 }
 
-#define SKIP_WITHOUT_LLAMA() \
-    if (!llama_lib()) GTEST_SKIP() << "libllama is not available (npm ci)"
+// As elsewhere in the suite, a missing llama.cpp is a failure, not a skip.
+#define SKIP_WITHOUT_LLAMA() ASSERT_TRUE(llama_lib()) << "libllama is not available (npm ci)"
 
 // One step of a plan: [batch][seq] ids, masks and positions.
 struct Step {
