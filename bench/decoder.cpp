@@ -1,0 +1,327 @@
+// bench_decoder: a synthetic llama-shaped model (random weights, real shapes: ~1.1B parameters by
+// default, head size 64, GQA 4:1, vocabulary 32000) written in F16 and quantized to Q4_K_M by
+// llama.cpp's own llama_model_quantize; then, side by side in one run:
+//   export        gguftool to-onnx --graph decoder (opset 21, lowered) against cp of the GGUF;
+//   onnxruntime   session creation time and peak RSS, prefill of --prompt tokens, decode tokens/s;
+//   gguftool run  the executor on the opset-29 package (weights as DequantizePacked), the same;
+//   llama.cpp     libllama on the GGUF itself, the same, with the same threads.
+//
+//   bench_decoder [--layers N] [--prompt N] [--steps N] [--threads N] [--dir DIR] [--keep 1]
+//                 [--gguftool PATH]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "bench_setup.hpp"
+#include "gguftool/decoder_export.hpp"
+#include "gguftool/gguf_model_writer.hpp"
+#include "gguftool/half.hpp"
+#include "gguftool/llama_reference.hpp"
+#include "gguftool/parallel.hpp"
+#include "gguftool/runtime.hpp"
+
+namespace gguftool::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using gguf::MetaValue;
+
+double since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Shape {
+    uint32_t embd = 2048, layers = 22, heads = 32, kv_heads = 8, ff = 5632, vocab = 32000,
+             ctx = 2048;
+};
+
+// F16 values, normal-ish (sum of uniforms), std `scale`, from a fast generator seeded by `seed`.
+std::function<void(gguf::ByteSink &)> random_f16(uint64_t count, float scale, uint64_t seed) {
+    return [=](gguf::ByteSink &sink) {
+        std::mt19937_64 rng(seed);
+        std::vector<uint16_t> buf(1 << 16);
+        for (uint64_t done = 0; done < count;) {
+            const size_t n = size_t(std::min<uint64_t>(buf.size(), count - done));
+            for (size_t i = 0; i < n; ++i) {
+                const uint64_t r = rng();
+                const float u = float((r & 0xFFFF) + ((r >> 16) & 0xFFFF) + ((r >> 32) & 0xFFFF) +
+                                      ((r >> 48) & 0xFFFF)) /
+                                    65536.0f -
+                                2.0f;  // sum of 4 uniforms: mean 0, std ~0.577
+                buf[i] = f32_to_fp16(u * scale * 1.732f);
+            }
+            sink.write(buf.data(), n * 2);
+            done += n;
+        }
+    };
+}
+
+std::function<void(gguf::ByteSink &)> ones_f32(uint64_t count) {
+    return [=](gguf::ByteSink &sink) {
+        const std::vector<float> v(count, 1.0f);
+        sink.write(v.data(), count * 4);
+    };
+}
+
+void write_model(const std::string &path, const Shape &s) {
+    gguf::Header h;
+    auto add = [&](std::string k, MetaValue v) { h.metadata.push_back({std::move(k), v}); };
+    add("general.architecture", MetaValue::str("llama"));
+    add("general.name", MetaValue::str("gguftool bench (random llama, ~1B)"));
+    add("general.file_type", MetaValue::u32(1));
+    add("llama.context_length", MetaValue::u32(s.ctx));
+    add("llama.embedding_length", MetaValue::u32(s.embd));
+    add("llama.block_count", MetaValue::u32(s.layers));
+    add("llama.feed_forward_length", MetaValue::u32(s.ff));
+    add("llama.attention.head_count", MetaValue::u32(s.heads));
+    add("llama.attention.head_count_kv", MetaValue::u32(s.kv_heads));
+    add("llama.rope.dimension_count", MetaValue::u32(s.embd / s.heads));
+    add("llama.rope.freq_base", MetaValue::f32(10000.0f));
+    add("llama.attention.layer_norm_rms_epsilon", MetaValue::f32(1e-5f));
+    add("llama.vocab_size", MetaValue::u32(s.vocab));
+    std::vector<std::string> tokens = {"<unk>", "<s>", "</s>"};
+    std::vector<float> scores = {0, 0, 0};
+    std::vector<int32_t> types = {2, 3, 3};
+    for (int b = 0; b < 256; ++b) {
+        tokens.push_back(fmt::format("<0x{:02X}>", b));
+        scores.push_back(0);
+        types.push_back(6);
+    }
+    for (uint32_t i = uint32_t(tokens.size()); i < s.vocab; ++i) {
+        tokens.push_back(fmt::format("\xe2\x96\x81t{}", i));
+        scores.push_back(-float(i));
+        types.push_back(1);
+    }
+    add("tokenizer.ggml.model", MetaValue::str("llama"));
+    add("tokenizer.ggml.tokens", MetaValue::array_of(tokens));
+    add("tokenizer.ggml.scores", MetaValue::array_of(scores));
+    add("tokenizer.ggml.token_type", MetaValue::array_of(types));
+    add("tokenizer.ggml.bos_token_id", MetaValue::u32(1));
+    add("tokenizer.ggml.eos_token_id", MetaValue::u32(2));
+    add("tokenizer.ggml.unknown_token_id", MetaValue::u32(0));
+
+    std::vector<gguf::TensorData> data;
+    uint64_t seed = 1;
+    auto f16 = [&](std::string name, std::vector<uint64_t> dims, float scale) {
+        uint64_t n = 1;
+        for (uint64_t d : dims) n *= d;
+        h.tensors.push_back({std::move(name), uint32_t(GgmlType::f16), dims, 0});
+        data.push_back(gguf::TensorData::produced(n * 2, random_f16(n, scale, seed++)));
+    };
+    auto norm = [&](std::string name) {
+        h.tensors.push_back({std::move(name), uint32_t(GgmlType::f32), {s.embd}, 0});
+        data.push_back(gguf::TensorData::produced(uint64_t(s.embd) * 4, ones_f32(s.embd)));
+    };
+    const uint32_t D = s.embd / s.heads;
+    f16("token_embd.weight", {s.embd, s.vocab}, 1.0f);
+    norm("output_norm.weight");
+    f16("output.weight", {s.embd, s.vocab}, 0.02f);
+    for (uint32_t il = 0; il < s.layers; ++il) {
+        auto n = [il](const char *w) { return fmt::format("blk.{}.{}", il, w); };
+        norm(n("attn_norm.weight"));
+        f16(n("attn_q.weight"), {s.embd, s.heads * D}, 0.02f);
+        f16(n("attn_k.weight"), {s.embd, s.kv_heads * D}, 0.02f);
+        f16(n("attn_v.weight"), {s.embd, s.kv_heads * D}, 0.02f);
+        f16(n("attn_output.weight"), {s.heads * D, s.embd}, 0.02f);
+        norm(n("ffn_norm.weight"));
+        f16(n("ffn_gate.weight"), {s.embd, s.ff}, 0.02f);
+        f16(n("ffn_up.weight"), {s.embd, s.ff}, 0.02f);
+        f16(n("ffn_down.weight"), {s.ff, s.embd}, 0.02f);
+    }
+    OutputFile out(path);
+    gguf::write_model(out, h, data);
+    out.commit();
+    out.keep();
+}
+
+struct Row {
+    std::string name;
+    double load_s = 0, rss_mib = 0, prefill_s = 0, step_s = 0;
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::vector<int64_t> prompt_ids(int n, int start) {
+    std::vector<int64_t> ids(n);
+    for (int i = 0; i < n; ++i) ids[i] = (start + int64_t(i) * 7919) % 31000 + 3;
+    return ids;
+}
+
+Row run_llama(const std::string &gguf, int prompt, int steps, unsigned threads) {
+    std::string why;
+    auto lib = reference::load_llama(&why);
+    if (!lib) throw std::runtime_error("libllama: " + why);
+    Row r{"llama.cpp (libllama)"};
+    auto t0 = Clock::now();
+    reference::LlamaModel::Options o;
+    o.n_ctx = prompt + steps + 16;
+    o.threads = threads;
+    reference::LlamaModel m(lib, gguf, o);
+    r.load_s = since(t0);
+    std::vector<int32_t> ids;
+    for (int64_t v : prompt_ids(prompt, 0)) ids.push_back(int32_t(v));
+    t0 = Clock::now();
+    m.decode(ids, 0);
+    r.prefill_s = since(t0);
+    std::vector<double> st;
+    for (int s = 0; s < steps; ++s) {
+        const std::vector<int32_t> one = {int32_t(prompt_ids(1, prompt + s)[0])};
+        t0 = Clock::now();
+        m.decode(one, prompt + s);
+        st.push_back(since(t0));
+    }
+    r.step_s = median(st);
+    return r;
+}
+
+Row run_executor(const std::string &package, const decoder::Hparams &h, int prompt, int steps,
+                 unsigned threads) {
+    Row r{"gguftool run (opset 29)"};
+    auto t0 = Clock::now();
+    runtime::RunOptions ro;
+    ro.threads = threads;
+    runtime::Session session(runtime::Model::load(package + "/onnx/model.onnx"), ro);
+    r.load_s = since(t0);
+    runtime::Inputs in;
+    for (int64_t il = 0; il < h.n_layer; ++il)
+        for (const char *kv : {"key", "value"})
+            in[fmt::format("past_key_values.{}.{}", il, kv)] = runtime::Tensor::zeros(
+                DataType::float32, runtime::Shape{1, h.n_head_kv, 0, h.head_dim});
+    auto step = [&](int n, int pos) {
+        std::vector<int64_t> positions(n), mask(pos + n, 1);
+        for (int i = 0; i < n; ++i) positions[i] = pos + i;
+        in["input_ids"] = runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, n},
+                                                       prompt_ids(n, pos));
+        in["position_ids"] =
+            runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, n}, positions);
+        in["attention_mask"] =
+            runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, pos + n}, mask);
+        for (auto &[name, t] : session.run(in))
+            if (name != "logits") in["past_key_values." + name.substr(8)] = t;
+    };
+    t0 = Clock::now();
+    step(prompt, 0);
+    r.prefill_s = since(t0);
+    std::vector<double> st;
+    for (int s = 0; s < steps; ++s) {
+        t0 = Clock::now();
+        step(1, prompt + s);
+        st.push_back(since(t0));
+    }
+    r.step_s = median(st);
+    r.rss_mib = 0;
+    return r;
+}
+
+int main_(int argc, char **argv) {
+    Setup s;
+    s.own = {{"--layers", "22"}, {"--prompt", "128"}, {"--steps", "8"}, {"--threads", "0"},
+             {"--keep", "0"}};
+    if (int rc = setup(argc, argv, "bench_decoder", s,
+                       "[--layers N] [--prompt N] [--steps N] [--threads N] [--keep 1]"))
+        return rc;
+    Shape shape;
+    shape.layers = uint32_t(std::stoul(s.own["--layers"]));
+    const int prompt = std::stoi(s.own["--prompt"]), steps = std::stoi(s.own["--steps"]);
+    const unsigned threads = thread_count(unsigned(std::stoul(s.own["--threads"])));
+    const fs::path dir = s.dir;
+    const std::string f16 = (dir / "model-f16.gguf").string(),
+                      q4 = (dir / "model-q4_k_m.gguf").string();
+    fmt::print("bench_decoder: {} layers, n_embd {}, {} heads ({} KV) of {}, n_ff {}, vocab {}; "
+               "{} threads; work in {}\n",
+               shape.layers, shape.embd, shape.heads, shape.kv_heads, shape.embd / shape.heads,
+               shape.ff, shape.vocab, threads, s.dir);
+    auto t0 = Clock::now();
+    write_model(f16, shape);
+    fmt::print("  wrote the F16 model in {:.1f} s ({:.2f} GiB)\n", since(t0),
+               double(fs::file_size(f16)) / (1 << 30));
+    std::string why;
+    auto lib = reference::load_llama(&why);
+    if (!lib) {
+        fmt::print(stderr, "bench_decoder: libllama: {}\n", why);
+        return 1;
+    }
+    t0 = Clock::now();
+    reference::quantize_model(lib, f16, q4, *reference::llama_ftype_from_name("Q4_K_M"), threads);
+    fmt::print("  quantized to Q4_K_M by llama_model_quantize in {:.1f} s ({:.2f} GiB)\n",
+               since(t0), double(fs::file_size(q4)) / (1 << 30));
+    fs::remove(f16);
+
+    // Export against cp.
+    const std::string pkg21 = (dir / "pkg-opset21").string(), pkg29 = (dir / "pkg-opset29").string();
+    const ChildRun cp = run_child({"/bin/cp", q4, (dir / "copy.gguf").string()}, true);
+    fs::remove(dir / "copy.gguf");
+    const ChildRun ex21 =
+        run_child({s.gguftool, "to-onnx", q4, pkg21, "--graph", "decoder", "--opset", "21", "-q"}, true);
+    const ChildRun ex29 = run_child({s.gguftool, "to-onnx", q4, pkg29, "--graph", "decoder", "-q"}, true);
+    if (ex21.status != 0 || ex29.status != 0) {
+        fmt::print(stderr, "bench_decoder: the export failed\n");
+        return 1;
+    }
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(q4));
+
+    // onnxruntime.
+    Row ort{"onnxruntime 1.30 (opset 21)"};
+    {
+        testkit::ProcessOptions o;
+        o.err = testkit::Output::inherit;
+        const testkit::ProcessResult r = testkit::run(
+            {GGUFTOOL_NODE, GGUFTOOL_SOURCE_DIR "/bench/decoder_ort_bench.mjs",
+             pkg21 + "/onnx/model.onnx", std::to_string(h.n_layer), std::to_string(h.n_head_kv),
+             std::to_string(h.head_dim), std::to_string(prompt), std::to_string(steps),
+             std::to_string(threads)},
+            o);
+        if (r.status != 0) {
+            fmt::print(stderr, "bench_decoder: onnxruntime failed\n");
+            return 1;
+        }
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        ort.load_s = j["session_s"];
+        ort.rss_mib = double(r.max_rss_kib) / 1024;
+        ort.prefill_s = j["prefill_s"];
+        ort.step_s = median(j["step_s"].get<std::vector<double>>());
+    }
+    const Row ours = run_executor(pkg29, h, prompt, steps, threads);
+    const Row llama = run_llama(q4, prompt, steps, threads);
+
+    fmt::print("\nexport: to-onnx --graph decoder --opset 21 {:.2f} s, opset 29 {:.2f} s, cp of "
+               "the GGUF {:.2f} s (ratio {:.1f}x / {:.1f}x); package {:.2f} GiB for a {:.2f} GiB "
+               "GGUF\n",
+               ex21.seconds, ex29.seconds, cp.seconds, ex21.seconds / cp.seconds,
+               ex29.seconds / cp.seconds,
+               double(fs::file_size(pkg21 + "/onnx/model.onnx_data") +
+                      fs::file_size(pkg21 + "/onnx/model.onnx")) /
+                   (1 << 30),
+               double(fs::file_size(q4)) / (1 << 30));
+    fmt::print("{:<30} {:>10} {:>10} {:>14} {:>12} {:>14}\n", "", "load s", "peak RSS",
+               fmt::format("prefill {} s", prompt), "decode tok/s", "vs llama.cpp");
+    for (const Row &r : {ort, ours, llama})
+        fmt::print("{:<30} {:>10.2f} {:>10} {:>14.2f} {:>12.2f} {:>14}\n", r.name, r.load_s,
+                   r.rss_mib > 0 ? fmt::format("{:.0f} MiB", r.rss_mib) : "-", r.prefill_s,
+                   1.0 / r.step_s,
+                   fmt::format("{:.2f}x / {:.2f}x", llama.prefill_s / r.prefill_s,
+                               llama.step_s / r.step_s));
+    fmt::print("(vs llama.cpp: speed relative to llama.cpp's, prefill / decode; > 1 is faster)\n");
+    if (s.own["--keep"] == "0") fs::remove_all(dir);
+    return 0;
+}
+
+}  // namespace
+}  // namespace gguftool::bench
+
+int main(int argc, char **argv) {
+    try {
+        return gguftool::bench::main_(argc, argv);
+    } catch (const std::exception &e) {
+        fmt::print(stderr, "bench_decoder: {}\n", e.what());
+        return 1;
+    }
+}
