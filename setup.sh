@@ -17,7 +17,8 @@ program_packages=(build-essential cmake pkg-config
                   libcli11-dev libfmt-dev nlohmann-json3-dev libhwy-dev
                   libonnx-dev libprotobuf-dev protobuf-compiler
                   libxxhash-dev  # gguftool hash: xxHash
-                  nettle-dev)    # gguftool hash: SHA-1, SHA-256
+                  nettle-dev     # gguftool hash: SHA-1, SHA-256
+                  libopenblas-dev)  # gguftool-onnx run: MatMul and Gemm (cblas_sgemm)
 # What the tests add.
 test_packages=(libgtest-dev libgmock-dev
                clang-14 libclang-rt-14-dev  # clang: the sanitizer and fuzzing build (tests/run.sh)

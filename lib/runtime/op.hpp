@@ -101,6 +101,9 @@ DataType int64_output(const onnx::NodeProto &, std::span<const DataType>);
 DataType uint8_output(const onnx::NodeProto &, std::span<const DataType>);
 DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataType>);  // "to"
 
+// NumPy's multidirectional broadcasting of two shapes; throws when they do not broadcast.
+Shape broadcast(const Shape &a, const Shape &b);
+
 // Any number of inputs (max_inputs).
 inline constexpr int kMany = std::numeric_limits<int>::max();
 
@@ -141,11 +144,13 @@ inline constexpr int64_t kMaxOpset = 29;
 // its function here and there).
 std::span<const OpDef> compute_ops();  // Cast, Gather, Concat, Constant
 std::span<const OpDef> dequantize_packed_ops();
-std::span<const OpDef> elementwise_ops();  // Add, Sub, ..., Neg, Where
+std::span<const OpDef> elementwise_ops();  // Add, Sub, ..., Neg, Where, Greater, ..., Expand
 std::span<const OpDef> layout_ops();       // Slice, Transpose
+std::span<const OpDef> linalg_ops();       // MatMul, Gemm
+std::span<const OpDef> reduce_ops();       // Softmax, ReduceMean
 std::span<const OpDef> one_hot_ops();
 std::span<const OpDef> range_ops();
-std::span<const OpDef> shape_ops();  // Unsqueeze, Reshape, Identity, BitCast, Shape
+std::span<const OpDef> shape_ops();  // Unsqueeze, Squeeze, Reshape, Identity, BitCast, Shape
 std::span<const OpDef> unpack_ops();
 
 }  // namespace gguftool::runtime::detail

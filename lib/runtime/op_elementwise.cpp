@@ -1,14 +1,13 @@
-// The elementwise operators: Add, Sub, Mul, Div, Mod, Min, BitwiseAnd, BitShift, Equal (NumPy
-// broadcasting of two inputs, Min of any number), Neg and Where (three inputs): type checks and
-// output shapes.
+// The elementwise operators: Add, Sub, Mul, Div, Mod, Min, BitwiseAnd, BitShift, Equal, Greater,
+// Less, GreaterOrEqual, LessOrEqual, And, Or (NumPy broadcasting of two inputs, Min of any
+// number), Neg, Not, Sqrt, Tanh, Sigmoid, Exp, Reciprocal (one input), Where (three inputs) and
+// Expand (an input broadcast to a shape): type checks and output shapes.
 #include <fmt/format.h>
 
 #include "op.hpp"
 
 namespace gguftool::runtime::detail {
-namespace {
 
-// NumPy's multidirectional broadcasting of two shapes.
 Shape broadcast(const Shape &a, const Shape &b) {
     const size_t rank = std::max(a.size(), b.size());
     Shape out(rank);
@@ -22,6 +21,8 @@ Shape broadcast(const Shape &a, const Shape &b) {
     }
     return out;
 }
+
+namespace {
 
 // The element types an operator takes (as ONNX lists them, within the runtime's types).
 enum class Types { numeric, integers, unsigned_integers, any };
@@ -99,6 +100,63 @@ void run_equal(OpContext &ctx) {
     run_binary(ctx, BinaryOp::equal, Types::any);
 }
 
+// Greater, Less, GreaterOrEqual, LessOrEqual: numeric inputs of one type, broadcast; BOOL out.
+// And, Or: BOOL inputs. Registered kernels (cpu_binary.cpp), named by the operator.
+void run_comparison(OpContext &ctx, bool logical) {
+    const DeviceTensor &a = ctx.input(0);
+    const DeviceTensor &b = ctx.input(1);
+    if (a.dtype != b.dtype)
+        throw Error(fmt::format("inputs A ({}) and B ({}) must have the same type",
+                                dtype_name(a.dtype), dtype_name(b.dtype)));
+    if (logical && a.dtype != DataType::bool_)
+        throw Error(fmt::format("inputs must be bool, not {}", dtype_name(a.dtype)));
+    if (!logical) check_types(a.dtype, Types::numeric, "inputs");
+    const Shape shape = broadcast(a.shape, b.shape);
+    shape_elements(shape, "output");
+    ctx.allocate_output(DataType::bool_, shape);
+    ctx.run_kernel();
+}
+void run_compare(OpContext &ctx) {
+    run_comparison(ctx, false);
+}
+void run_logical(OpContext &ctx) {
+    run_comparison(ctx, true);
+}
+
+// Sqrt, Tanh, Sigmoid, Exp, Reciprocal: float32, float64, float16 and bfloat16 (the halves
+// computed in float and rounded once). Registered kernels (cpu_unary.cpp).
+void run_float_unary(OpContext &ctx) {
+    const DeviceTensor &x = ctx.input(0);
+    if (!is_floating(x.dtype))
+        throw Error(fmt::format("input must be float32, float64, float16 or bfloat16, not {}",
+                                dtype_name(x.dtype)));
+    ctx.allocate_output(x.dtype, x.shape);
+    ctx.run_kernel();
+}
+
+void run_not(OpContext &ctx) {
+    const DeviceTensor &x = ctx.input(0);
+    if (x.dtype != DataType::bool_)
+        throw Error(fmt::format("input must be bool, not {}", dtype_name(x.dtype)));
+    ctx.allocate_output(x.dtype, x.shape);
+    ctx.run_kernel();
+}
+
+// Expand-8/13: the input broadcast (NumPy rules, both ways) with `shape`, a 1-D INT64 input whose
+// dims of 1 keep the input's.
+void run_expand(OpContext &ctx) {
+    const DeviceTensor &x = ctx.input(0);
+    const std::vector<int64_t> target = ctx.index_list(1, "shape", false, false);
+    for (const int64_t d : target)
+        if (d < 0)
+            throw Error(
+                fmt::format("input shape {} has negative dimension {}", shape_string(target), d));
+    const Shape shape = broadcast(x.shape, target);
+    shape_elements(shape, "output");
+    ctx.allocate_output(x.dtype, shape);
+    ctx.run_kernel();
+}
+
 // Min-8/12/13: any number of inputs, folded left to right.
 void run_min(OpContext &ctx) {
     const DeviceTensor &first = ctx.input(0);
@@ -167,6 +225,22 @@ std::span<const OpDef> elementwise_ops() {
         {"BitShift", 11, {}, 2, 2, 1, 1, {"direction"}, run_bit_shift},
         {"Equal", 7, {11, 13, 19}, 2, 2, 1, 1, {}, run_equal, bool_output},
         {"Neg", 6, {13}, 1, 1, 1, 1, {}, run_neg, same_as_input0, /*view=*/false, /*kernel=*/true},
+        // Greater-7 and Less-7 took floats, -9 added integers, -13 bfloat16; GreaterOrEqual-16
+        // and LessOrEqual-16 added bfloat16.
+        {"Greater", 7, {9, 13}, 2, 2, 1, 1, {}, run_compare, bool_output, false, true},
+        {"Less", 7, {9, 13}, 2, 2, 1, 1, {}, run_compare, bool_output, false, true},
+        {"GreaterOrEqual", 12, {16}, 2, 2, 1, 1, {}, run_compare, bool_output, false, true},
+        {"LessOrEqual", 12, {16}, 2, 2, 1, 1, {}, run_compare, bool_output, false, true},
+        {"And", 7, {}, 2, 2, 1, 1, {}, run_logical, bool_output, false, true},
+        {"Or", 7, {}, 2, 2, 1, 1, {}, run_logical, bool_output, false, true},
+        {"Not", 1, {}, 1, 1, 1, 1, {}, run_not, bool_output, false, true},
+        // The -6 versions dropped consumed_inputs; -13 added bfloat16.
+        {"Sqrt", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
+        {"Tanh", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
+        {"Sigmoid", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
+        {"Exp", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
+        {"Reciprocal", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
+        {"Expand", 8, {13}, 2, 2, 1, 1, {}, run_expand, same_as_input0, false, true},
         {"Where",
          9,
          {16},

@@ -1,5 +1,6 @@
-// Operators that never read the data: Unsqueeze-1/11/13, Reshape-5/14, Identity and BitCast-26,
-// whose output is a view of the input's buffer, and Shape-1/15, which outputs the dims.
+// Operators that never read the data: Unsqueeze-1/11/13, Squeeze-1/11/13, Reshape-5/14, Identity
+// and BitCast-26, whose output is a view of the input's buffer, and Shape-1/15, which outputs the
+// dims.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -45,6 +46,41 @@ void run_unsqueeze(OpContext &ctx) {
     Shape shape;
     size_t next = 0;
     for (int64_t k = 0; k < out_rank; ++k) shape.push_back(inserted[k] ? 1 : data.shape[next++]);
+    ctx.set_output(0, view(data, std::move(shape)));
+}
+
+// Squeeze: the dims named by axes (attribute before 13, optional input from 13), each of size 1,
+// removed; without axes, every dim of size 1. Squeeze-1 takes no negative axes.
+void run_squeeze(OpContext &ctx) {
+    const DeviceTensor &data = ctx.input(0);
+    const size_t rank = data.shape.size();
+    std::optional<std::vector<int64_t>> axes;
+    if (ctx.version() >= 13) {
+        if (ctx.has_input(1)) axes = ctx.index_list(1, "axes", false, true);
+    } else {
+        axes = ctx.attr_ints("axes");
+    }
+    std::vector<bool> removed(rank, false);
+    if (axes) {
+        for (const int64_t a : *axes) {
+            if (ctx.version() == 1 && a < 0)
+                throw Error(fmt::format(
+                    "axes value {} is negative (Squeeze-1 takes non-negative axes; negative ones "
+                    "need opset 11)",
+                    a));
+            const size_t k = normalize_axis(a, rank, "axes value");
+            if (removed[k]) throw Error(fmt::format("axes contains axis {} twice", k));
+            if (data.shape[k] != 1)
+                throw Error(fmt::format("cannot squeeze axis {} of shape {}: its size is not 1", k,
+                                        shape_string(data.shape)));
+            removed[k] = true;
+        }
+    } else {
+        for (size_t k = 0; k < rank; ++k) removed[k] = data.shape[k] == 1;
+    }
+    Shape shape;
+    for (size_t k = 0; k < rank; ++k)
+        if (!removed[k]) shape.push_back(data.shape[k]);
     ctx.set_output(0, view(data, std::move(shape)));
 }
 
@@ -145,6 +181,9 @@ std::span<const OpDef> shape_ops() {
         {"Unsqueeze", 1, {}, 1, 1, 1, 1, {"axes"}, run_unsqueeze, same_as_input0, true},
         {"Unsqueeze", 11, {}, 1, 1, 1, 1, {"axes"}, run_unsqueeze, same_as_input0, true},
         {"Unsqueeze", 13, {21, 23, 24, 25}, 2, 2, 1, 1, {}, run_unsqueeze, same_as_input0, true},
+        {"Squeeze", 1, {}, 1, 1, 1, 1, {"axes"}, run_squeeze, same_as_input0, true},
+        {"Squeeze", 11, {}, 1, 1, 1, 1, {"axes"}, run_squeeze, same_as_input0, true},
+        {"Squeeze", 13, {21, 23, 24, 25}, 1, 2, 1, 1, {}, run_squeeze, same_as_input0, true},
         {"Shape", 1, {13}, 1, 1, 1, 1, {}, run_shape, int64_output},
         {"Shape", 15, {19, 21, 23, 24, 25}, 1, 1, 1, 1, {"start", "end"}, run_shape, int64_output},
         {"BitCast", 26, {}, 1, 1, 1, 1, {"to"}, run_bitcast, to_attribute_dtype, true},

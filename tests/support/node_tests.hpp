@@ -4,7 +4,11 @@
 //   - every example printed in the DequantizePacked-29 and Unpack-29 specs;
 //   - the Unsqueeze-13 examples (one axis 0..3, two, three, unsorted and negative axes) with
 //     fixed data in place of the spec's random inputs, and Unsqueeze-1 with attribute axes;
-//   - OneHot-11 as in ONNX's own node tests (with and without axis, negative axis and indices).
+//   - OneHot-11 as in ONNX's own node tests (with and without axis, negative axis and indices);
+//   - ONNX's own node tests of the decoder operators (MatMul, Gemm, Softmax, ReduceMean-18 and,
+//     named _v13_, ReduceMean-13, Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Greater, Less,
+//     GreaterOrEqual, LessOrEqual, And, Or, Not, Expand, Squeeze) with fixed data in place of
+//     random inputs, expected outputs from double-precision loops.
 //
 // Each expected output is written from the spec's own values or formula (the DequantizePacked
 // and Unpack values as the examples print them, Unsqueeze's shapes by hand, OneHot by a plain
@@ -372,6 +376,411 @@ inline std::vector<Case> one_hot_cases() {
             one_hot_int64<float>("negative_indices", {0, -7, -8}, 10, DataType::float32, 1, 3)};
 }
 
+// --- The standard operators of an LLM decoder: ONNX's own node tests of MatMul, Gemm, Softmax,
+// ReduceMean, Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Greater, Less, GreaterOrEqual, LessOrEqual,
+// And, Or, Not, Expand and Squeeze: their names, attributes, shapes and opsets, with the spec
+// examples' values where ONNX prints them and fixed data in place of its random inputs. Expected
+// outputs come from the plain double-precision loops below, each rounded once to float.
+
+// A second fixed sequence, which meets fixed_data's values now and then (for the _equal tests).
+inline std::vector<float> fixed_data_b(size_t n) {
+    std::vector<float> v;
+    for (size_t i = 0; i < n; ++i) v.push_back(float(int((i * 53 + 7) % 256) - 128) / 64.0f);
+    return v;
+}
+inline std::vector<uint8_t> fixed_bools(size_t n, size_t salt) {
+    std::vector<uint8_t> v;
+    for (size_t i = 0; i < n; ++i) v.push_back(uint8_t(((i * 13 + salt * 5 + 1) % 7) < 3));
+    return v;
+}
+inline std::vector<float> rounded(const std::vector<double> &v) {
+    return std::vector<float>(v.begin(), v.end());
+}
+inline Tensor boolean(const std::string &name, std::vector<int64_t> dims,
+                      const std::vector<uint8_t> &v) {
+    return tensor(name, DataType::bool_, std::move(dims), v);
+}
+inline Tensor i64s(const std::string &name, const std::vector<int64_t> &v) {
+    return tensor(name, DataType::int64, {int64_t(v.size())}, v);
+}
+
+// Batched matmul with equal batch dims: a [..., m, k], b [..., k, n].
+inline std::vector<double> matmul_loop(const std::vector<float> &a, const std::vector<float> &b,
+                                       size_t batches, size_t m, size_t k, size_t n) {
+    std::vector<double> y;
+    for (size_t t = 0; t < batches; ++t)
+        for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < n; ++j) {
+                double s = 0;
+                for (size_t q = 0; q < k; ++q)
+                    s += double(a[(t * m + i) * k + q]) * double(b[(t * k + q) * n + j]);
+                y.push_back(s);
+            }
+    return y;
+}
+
+inline Case matmul(const std::string &name, std::vector<int64_t> batch, int64_t m, int64_t k,
+                   int64_t n) {
+    std::vector<int64_t> da = batch, db = batch, dc = batch;
+    da.insert(da.end(), {m, k});
+    db.insert(db.end(), {k, n});
+    dc.insert(dc.end(), {m, n});
+    const size_t batches = element_count(batch);
+    const std::vector<float> a = fixed_data(element_count(da)), b = fixed_data_b(element_count(db));
+    return {"test_matmul_" + name,
+            7,
+            13,
+            "MatMul",
+            {},
+            {f32("a", da, a), f32("b", db, b)},
+            {f32("c", dc, rounded(matmul_loop(a, b, batches, size_t(m), size_t(k), size_t(n))))}};
+}
+
+// Gemm: Y = alpha * A' B' + beta * C. The products of fixed data are exact in float, so the
+// only rounding is of beta * C (in float, as the BLAS scales C) and of the final sum.
+inline Case gemm(const std::string &name, std::vector<int64_t> da, std::vector<int64_t> db,
+                 std::optional<std::vector<int64_t>> dc, bool trans_a, bool trans_b,
+                 std::optional<float> alpha, std::optional<float> beta, bool zero_c = false,
+                 std::optional<float> c_value = std::nullopt) {
+    const size_t m = size_t(trans_a ? da[1] : da[0]), k = size_t(trans_a ? da[0] : da[1]);
+    const size_t n = size_t(trans_b ? db[0] : db[1]);
+    const std::vector<float> a = fixed_data(element_count(da)), b = fixed_data_b(element_count(db));
+    std::vector<float> c;
+    if (dc) {
+        c = zero_c ? std::vector<float>(element_count(*dc), 0.0f)
+                   : fixed_data_b(element_count(*dc));
+        if (c_value) c = {*c_value};
+    }
+    const float al = alpha.value_or(1.0f), be = beta.value_or(1.0f);
+    std::vector<float> y;
+    for (size_t i = 0; i < m; ++i)
+        for (size_t j = 0; j < n; ++j) {
+            double s = 0;
+            for (size_t q = 0; q < k; ++q)
+                s += double(trans_a ? a[q * m + i] : a[i * k + q]) *
+                     double(trans_b ? b[j * k + q] : b[q * n + j]);
+            double bias = 0;
+            if (dc) {
+                // C [m, n], [1, n], [n], [1] or []: unidirectional broadcasting.
+                const std::vector<int64_t> &d = *dc;
+                size_t idx = 0;
+                if (d.size() == 2) idx = (d[0] == 1 ? 0 : i) * size_t(d[1]) + (d[1] == 1 ? 0 : j);
+                if (d.size() == 1) idx = d[0] == 1 ? 0 : j;
+                bias = double(be * c[idx]);
+            }
+            y.push_back(float(double(al) * s + bias));
+        }
+    std::vector<onnx::AttributeProto> attributes;
+    if (alpha) attributes.push_back(testkit::attr_float("alpha", *alpha));
+    if (beta) attributes.push_back(testkit::attr_float("beta", *beta));
+    if (trans_a) attributes.push_back(attr_int("transA", 1));
+    if (trans_b) attributes.push_back(attr_int("transB", 1));
+    std::vector<Tensor> inputs = {f32("a", da, a), f32("b", db, b)};
+    if (dc) inputs.push_back(f32("c", *dc, c));
+    return {"test_gemm_" + name,
+            7,
+            13,
+            "Gemm",
+            std::move(attributes),
+            std::move(inputs),
+            {f32("y", {int64_t(m), int64_t(n)}, y)}};
+}
+
+inline std::vector<double> softmax_loop(const std::vector<float> &x,
+                                        const std::vector<int64_t> &dims, size_t axis) {
+    size_t outer = 1, inner = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= size_t(dims[d]);
+    for (size_t d = axis + 1; d < dims.size(); ++d) inner *= size_t(dims[d]);
+    const size_t len = size_t(dims[axis]);
+    std::vector<double> y(x.size());
+    for (size_t o = 0; o < outer; ++o)
+        for (size_t i = 0; i < inner; ++i) {
+            double max = -INFINITY, sum = 0;
+            for (size_t j = 0; j < len; ++j)
+                max = std::max(max, double(x[(o * len + j) * inner + i]));
+            for (size_t j = 0; j < len; ++j)
+                sum += std::exp(double(x[(o * len + j) * inner + i]) - max);
+            for (size_t j = 0; j < len; ++j)
+                y[(o * len + j) * inner + i] =
+                    std::exp(double(x[(o * len + j) * inner + i]) - max) / sum;
+        }
+    return y;
+}
+
+inline Case softmax(const std::string &name, std::vector<int64_t> dims, std::vector<float> x,
+                    std::optional<int64_t> axis) {
+    const int64_t a = axis.value_or(-1);
+    const size_t norm = size_t(a < 0 ? a + int64_t(dims.size()) : a);
+    std::vector<onnx::AttributeProto> attributes;
+    if (axis) attributes.push_back(attr_int("axis", *axis));
+    const std::vector<float> y = rounded(softmax_loop(x, dims, norm));
+    return {"test_softmax_" + name,
+            7,
+            13,
+            "Softmax",
+            std::move(attributes),
+            {f32("x", dims, std::move(x))},
+            {f32("y", std::move(dims), y)}};
+}
+
+// The mean over `axes` (empty: every axis), sums in double.
+inline std::pair<std::vector<int64_t>, std::vector<float>> mean_loop(
+    const std::vector<float> &x, const std::vector<int64_t> &dims, std::vector<int64_t> axes,
+    bool keepdims) {
+    const size_t r = dims.size();
+    std::vector<bool> reduced(r, axes.empty());
+    for (int64_t a : axes) reduced[size_t(a < 0 ? a + int64_t(r) : a)] = true;
+    std::vector<int64_t> kept;
+    for (size_t d = 0; d < r; ++d) kept.push_back(reduced[d] ? 1 : dims[d]);
+    std::vector<double> sum(element_count(kept), 0);
+    const double per = double(x.size()) / double(sum.size());
+    for (size_t flat = 0; flat < x.size(); ++flat) {
+        size_t rest = flat, out = 0, stride = 1;
+        for (size_t d = r; d-- > 0;) {
+            const size_t i = rest % size_t(dims[d]);
+            rest /= size_t(dims[d]);
+            if (!reduced[d]) out += i * stride;
+            stride *= size_t(kept[d]);
+        }
+        sum[out] += double(x[flat]);
+    }
+    std::vector<float> y;
+    for (const double s : sum) y.push_back(float(s / per));
+    std::vector<int64_t> shape;
+    for (size_t d = 0; d < r; ++d)
+        if (!reduced[d] || keepdims) shape.push_back(kept[d]);
+    return {shape, y};
+}
+
+// ReduceMean-18 (axes an input; none: every axis) or, named _v13_, ReduceMean-13 (an attribute).
+inline Case reduce_mean(const std::string &name, int64_t opset, const std::vector<float> &x,
+                        const std::vector<int64_t> &axes, int64_t keepdims) {
+    const std::vector<int64_t> dims = {3, 2, 2};
+    const auto [shape, y] = mean_loop(x, dims, axes, keepdims != 0);
+    std::vector<onnx::AttributeProto> attributes = {attr_int("keepdims", keepdims)};
+    std::vector<Tensor> inputs = {f32("data", dims, x)};
+    if (opset >= 18 && !axes.empty()) inputs.push_back(i64s("axes", axes));
+    if (opset < 18 && !axes.empty()) attributes.push_back(attr_ints("axes", axes));
+    return {"test_reduce_mean_" + name,
+            opset >= 18 ? 8 : 7,
+            opset,
+            "ReduceMean",
+            std::move(attributes),
+            std::move(inputs),
+            {f32("reduced", shape, y)}};
+}
+
+template <class F>
+Case unary(const std::string &op, const std::string &name, std::vector<int64_t> dims,
+           const std::vector<float> &x, F f) {
+    std::vector<float> y;
+    for (const float v : x) y.push_back(float(f(double(v))));
+    return {"test_" + name, 7, 13, op, {}, {f32("x", dims, x)}, {f32("y", dims, y)}};
+}
+
+inline std::vector<float> map_floats(std::vector<float> v, float (*f)(float)) {
+    for (float &x : v) x = f(x);
+    return v;
+}
+
+// x [3, 4, 5] against y of the same shape or, for _bcast, [5].
+inline Case comparison(const std::string &op, const std::string &name, int64_t opset, bool bcast,
+                       bool (*f)(double, double)) {
+    const std::vector<int64_t> dx = {3, 4, 5}, dy = bcast ? std::vector<int64_t>{5} : dx;
+    const std::vector<float> x = fixed_data(60), y = fixed_data_b(element_count(dy));
+    std::vector<uint8_t> z;
+    for (size_t i = 0; i < x.size(); ++i) z.push_back(f(double(x[i]), double(y[i % y.size()])));
+    return {"test_" + name + (bcast ? "_bcast" : ""),
+            opset >= 16 ? 8 : 7,
+            opset,
+            op,
+            {},
+            {f32("x", dx, x), f32("y", dy, fixed_data_b(element_count(dy)))},
+            {boolean(name, dx, z)}};
+}
+
+// NumPy broadcasting of two shapes, and the element of an input of shape `in` that element
+// `flat` of the broadcast shape `out` reads.
+inline std::vector<int64_t> broadcast_dims(const std::vector<int64_t> &a,
+                                           const std::vector<int64_t> &b) {
+    const size_t r = std::max(a.size(), b.size());
+    std::vector<int64_t> out(r, 1);
+    for (const auto *s : {&a, &b})
+        for (size_t i = 0; i < s->size(); ++i)
+            if ((*s)[i] != 1) out[r - s->size() + i] = (*s)[i];
+    return out;
+}
+inline size_t source_index(size_t flat, const std::vector<int64_t> &out,
+                           const std::vector<int64_t> &in) {
+    size_t offset = 0, stride = 1;
+    for (size_t back = 0; back < out.size(); ++back) {
+        const size_t d = out.size() - 1 - back;
+        const size_t k = flat % size_t(out[d]);
+        flat /= size_t(out[d]);
+        if (back >= in.size()) continue;
+        const size_t dim = size_t(in[in.size() - 1 - back]);
+        if (dim != 1) offset += k * stride;
+        stride *= dim;
+    }
+    return offset;
+}
+
+// And, Or: x of dx and y of dy, broadcast.
+inline Case logical(const std::string &op, const std::string &name, std::vector<int64_t> dx,
+                    std::vector<int64_t> dy, bool is_and) {
+    const std::vector<uint8_t> x = fixed_bools(element_count(dx), 1);
+    const std::vector<uint8_t> y = fixed_bools(element_count(dy), 2);
+    const std::vector<int64_t> dz = broadcast_dims(dx, dy);
+    std::vector<uint8_t> z;
+    for (size_t i = 0; i < element_count(dz); ++i) {
+        const bool u = x[source_index(i, dz, dx)], v = y[source_index(i, dz, dy)];
+        z.push_back(is_and ? (u && v) : (u || v));
+    }
+    const std::string out = is_and ? "and" : "or";
+    return {"test_" + name,       3, 7, op, {}, {boolean("x", dx, x), boolean("y", dy, y)},
+            {boolean(out, dz, z)}};
+}
+
+inline Case not_case(const std::string &name, std::vector<int64_t> dims) {
+    const std::vector<uint8_t> x = fixed_bools(element_count(dims), 3);
+    std::vector<uint8_t> y;
+    for (const uint8_t v : x) y.push_back(!v);
+    return {"test_not_" + name,       3, 1, "Not", {}, {boolean("x", dims, x)},
+            {boolean("not", dims, y)}};
+}
+
+inline std::vector<Case> decoder_op_cases() {
+    std::vector<Case> cases = {
+        matmul("2d", {}, 3, 4, 3),
+        matmul("3d", {2}, 3, 4, 3),
+        matmul("4d", {1, 2}, 3, 4, 3),
+        gemm("all_attributes", {4, 3}, {5, 4}, std::vector<int64_t>{1, 5}, true, true, 0.25f,
+             0.35f),
+        gemm("alpha", {3, 5}, {5, 4}, std::vector<int64_t>{1, 4}, false, false, 0.5f, std::nullopt,
+             true),
+        gemm("beta", {2, 7}, {7, 4}, std::vector<int64_t>{1, 4}, false, false, std::nullopt, 0.5f),
+        gemm("default_matrix_bias", {3, 6}, {6, 4}, std::vector<int64_t>{3, 4}, false, false,
+             std::nullopt, std::nullopt),
+        gemm("default_no_bias", {2, 10}, {10, 3}, std::nullopt, false, false, std::nullopt,
+             std::nullopt),
+        gemm("default_scalar_bias", {2, 3}, {3, 4}, std::vector<int64_t>{}, false, false,
+             std::nullopt, std::nullopt, false, 3.14f),
+        gemm("default_single_elem_vector_bias", {3, 7}, {7, 3}, std::vector<int64_t>{1}, false,
+             false, std::nullopt, std::nullopt),
+        gemm("default_vector_bias", {2, 7}, {7, 4}, std::vector<int64_t>{1, 4}, false, false,
+             std::nullopt, std::nullopt),
+        gemm("default_zero_bias", {3, 5}, {5, 4}, std::vector<int64_t>{1, 4}, false, false,
+             std::nullopt, std::nullopt, true),
+        gemm("transposeA", {6, 3}, {6, 4}, std::vector<int64_t>{1, 4}, true, false, std::nullopt,
+             std::nullopt, true),
+        gemm("transposeB", {3, 6}, {4, 6}, std::vector<int64_t>{1, 4}, false, true, std::nullopt,
+             std::nullopt, true),
+        softmax("example", {1, 3}, {-1, 0, 1}, std::nullopt),
+        softmax("large_number", {2, 4}, {0, 1, 2, 3, 10000, 10001, 10002, 10003}, std::nullopt),
+        softmax("axis_0", {3, 4, 5}, fixed_data(60), 0),
+        softmax("axis_1", {3, 4, 5}, fixed_data(60), 1),
+        softmax("axis_2", {3, 4, 5}, fixed_data(60), 2),
+        softmax("negative_axis", {3, 4, 5}, fixed_data(60), -1),
+        softmax("default_axis", {3, 4, 5}, fixed_data(60), std::nullopt),
+    };
+    // ReduceMean: the spec's example data, and fixed data for the _random tests.
+    const std::vector<float> example = {5, 1, 20, 2, 30, 1, 40, 2, 55, 1, 60, 2};
+    for (const auto &[suffix, data] :
+         {std::pair<std::string, std::vector<float>>{"example", example},
+          {"random", fixed_data(12)}}) {
+        cases.push_back(reduce_mean("do_not_keepdims_" + suffix, 18, data, {1}, 0));
+        cases.push_back(reduce_mean("keepdims_" + suffix, 18, data, {1}, 1));
+        cases.push_back(reduce_mean("negative_axes_keepdims_" + suffix, 18, data, {-2}, 1));
+        cases.push_back(reduce_mean("default_axes_keepdims_" + suffix, 18, data, {}, 1));
+        cases.push_back(reduce_mean("v13_do_not_keepdims_" + suffix, 13, data, {1}, 0));
+        cases.push_back(reduce_mean("v13_negative_axes_keepdims_" + suffix, 13, data, {-2}, 1));
+        cases.push_back(reduce_mean("v13_default_axes_keepdims_" + suffix, 13, data, {}, 1));
+    }
+    // Sqrt, Tanh, Sigmoid, Exp, Reciprocal: the examples, and [3, 4, 5] of fixed data.
+    const std::vector<float> x = fixed_data(60);
+    const auto sqrt_f = [](double v) { return std::sqrt(v); };
+    const auto tanh_f = [](double v) { return std::tanh(v); };
+    const auto sigmoid_f = [](double v) { return 1 / (1 + std::exp(-v)); };
+    const auto exp_f = [](double v) { return std::exp(v); };
+    const auto reciprocal_f = [](double v) { return 1 / v; };
+    const std::vector<float> neg_zero_one = {-1, 0, 1};
+    cases.push_back(unary("Sqrt", "sqrt_example", {3}, {1, 4, 9}, sqrt_f));
+    cases.push_back(unary("Sqrt", "sqrt", {3, 4, 5},
+                          map_floats(x, [](float v) { return std::fabs(v); }), sqrt_f));
+    cases.push_back(unary("Tanh", "tanh_example", {3}, neg_zero_one, tanh_f));
+    cases.push_back(unary("Tanh", "tanh", {3, 4, 5}, x, tanh_f));
+    cases.push_back(unary("Sigmoid", "sigmoid_example", {3}, neg_zero_one, sigmoid_f));
+    cases.push_back(unary("Sigmoid", "sigmoid", {3, 4, 5}, x, sigmoid_f));
+    cases.push_back(unary("Exp", "exp_example", {3}, neg_zero_one, exp_f));
+    cases.push_back(unary("Exp", "exp", {3, 4, 5}, x, exp_f));
+    cases.push_back(unary("Reciprocal", "reciprocal_example", {2}, {-4, 2}, reciprocal_f));
+    cases.push_back(unary("Reciprocal", "reciprocal", {3, 4, 5},
+                          map_floats(x, [](float v) { return v + 2.5f; }), reciprocal_f));
+    // Greater-13, Less-13, GreaterOrEqual-16, LessOrEqual-16.
+    for (const bool bcast : {false, true}) {
+        cases.push_back(
+            comparison("Greater", "greater", 13, bcast, [](double a, double b) { return a > b; }));
+        cases.push_back(
+            comparison("Less", "less", 13, bcast, [](double a, double b) { return a < b; }));
+        cases.push_back(comparison("GreaterOrEqual", "greater_equal", 16, bcast,
+                                   [](double a, double b) { return a >= b; }));
+        cases.push_back(comparison("LessOrEqual", "less_equal", 16, bcast,
+                                   [](double a, double b) { return a <= b; }));
+    }
+    // And-7, Or-7, Not-1.
+    for (const bool is_and : {true, false}) {
+        const std::string op = is_and ? "And" : "Or", n = is_and ? "and" : "or";
+        cases.push_back(logical(op, n + "2d", {3, 4}, {3, 4}, is_and));
+        cases.push_back(logical(op, n + "3d", {3, 4, 5}, {3, 4, 5}, is_and));
+        cases.push_back(logical(op, n + "4d", {3, 4, 5, 6}, {3, 4, 5, 6}, is_and));
+        cases.push_back(logical(op, n + "_bcast3v1d", {3, 4, 5}, {5}, is_and));
+        cases.push_back(logical(op, n + "_bcast3v2d", {3, 4, 5}, {4, 5}, is_and));
+        cases.push_back(logical(op, n + "_bcast4v2d", {3, 4, 5, 6}, {5, 6}, is_and));
+        cases.push_back(logical(op, n + "_bcast4v3d", {3, 4, 5, 6}, {4, 5, 6}, is_and));
+        cases.push_back(logical(op, n + "_bcast4v4d", {1, 4, 1, 6}, {3, 1, 5, 6}, is_and));
+    }
+    cases.push_back(not_case("2d", {3, 4}));
+    cases.push_back(not_case("3d", {3, 4, 5}));
+    cases.push_back(not_case("4d", {3, 4, 5, 6}));
+    // Expand-13: data 1..3 of shape [3, 1].
+    const std::vector<float> one_to_three = {1, 2, 3};
+    std::vector<float> changed, unchanged;
+    for (int r = 0; r < 2; ++r)
+        for (const float v : one_to_three) append(changed, 6, v);
+    for (const float v : one_to_three) append(unchanged, 4, v);
+    cases.push_back({"test_expand_dim_changed",
+                     7,
+                     13,
+                     "Expand",
+                     {},
+                     {f32("data", {3, 1}, one_to_three), i64s("new_shape", {2, 1, 6})},
+                     {f32("expanded", {2, 3, 6}, changed)}});
+    cases.push_back({"test_expand_dim_unchanged",
+                     7,
+                     13,
+                     "Expand",
+                     {},
+                     {f32("data", {3, 1}, one_to_three), i64s("new_shape", {3, 4})},
+                     {f32("expanded", {3, 4}, unchanged)}});
+    // Squeeze-13: the data is the input's, in the same order.
+    const std::vector<float> sq = fixed_data(60), sq_neg = fixed_data(15);
+    cases.push_back({"test_squeeze",
+                     7,
+                     13,
+                     "Squeeze",
+                     {},
+                     {f32("x", {1, 3, 4, 5}, sq), i64s("axes", {0})},
+                     {f32("y", {3, 4, 5}, sq)}});
+    cases.push_back({"test_squeeze_negative_axes",
+                     7,
+                     13,
+                     "Squeeze",
+                     {},
+                     {f32("x", {1, 3, 1, 5}, sq_neg), i64s("axes", {-2})},
+                     {f32("y", {1, 3, 5}, sq_neg)}});
+    return cases;
+}
+
 // --- writing ---
 
 inline void set_type(onnx::ValueInfoProto &v, const Tensor &t) {
@@ -401,8 +810,9 @@ inline void write_bytes(const std::filesystem::path &path, const std::string &by
 
 inline std::vector<Case> all_cases() {
     std::vector<Case> cases;
-    for (auto part : {detail::dequantize_packed_cases(), detail::unpack_cases(),
-                      detail::unsqueeze_cases(), detail::one_hot_cases()})
+    for (auto part :
+         {detail::dequantize_packed_cases(), detail::unpack_cases(), detail::unsqueeze_cases(),
+          detail::one_hot_cases(), detail::decoder_op_cases()})
         cases.insert(cases.end(), part.begin(), part.end());
     return cases;
 }

@@ -15,6 +15,11 @@ struct CpuKernel {
     void (*run)(CpuBackend &cpu, const KernelArgs &args);
 };
 std::span<const CpuKernel> where_neg_kernels();  // Where, Neg
+std::span<const CpuKernel> compare_kernels();    // Greater, Less, ..., And, Or (cpu_binary.cpp)
+std::span<const CpuKernel> unary_kernels();      // Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Not
+std::span<const CpuKernel> expand_kernels();     // Expand (cpu_layout.cpp)
+std::span<const CpuKernel> matmul_kernels();     // MatMul, Gemm (OpenBLAS)
+std::span<const CpuKernel> reduce_kernels();     // Softmax, ReduceMean
 
 class CpuBackend final : public Backend {
 public:

@@ -1,4 +1,6 @@
-// The elementwise binary operators (BinaryOp) on the CPU with NumPy broadcasting.
+// The elementwise binary operators (BinaryOp) on the CPU with NumPy broadcasting, and the
+// comparisons and logical operators registered by name (Greater, Less, GreaterOrEqual,
+// LessOrEqual, And, Or), which share Equal's path: a BOOL output from inputs of one type.
 //
 // Integers wrap modulo 2^n. float16 and bfloat16 compute in float and round once: float carries
 // at least 2p + 2 bits of their precision p, so sums, differences, products and quotients come out
@@ -94,12 +96,40 @@ inline T min_of(T a, T b) {
     }
 }
 
-template <class T>
-inline Bool equal(T a, T b) {
-    if constexpr (std::is_same_v<T, Bool>)
-        return Bool{uint8_t((a.v != 0) == (b.v != 0))};
+// The operators with a BOOL output. Floats compare as IEEE values (NaN: false, -0 == +0),
+// halves exactly in float; BOOL elements are 0 or 1 (any non-zero byte is true).
+enum class Cmp { equal, greater, less, greater_equal, less_equal, logical_and, logical_or };
+
+template <Cmp C, class T>
+inline Bool compare(T a, T b) {
+    const auto x = [&] {
+        if constexpr (std::is_same_v<T, Bool>)
+            return int(a.v != 0);
+        else
+            return value(a);
+    }();
+    const decltype(x) y = [&] {
+        if constexpr (std::is_same_v<T, Bool>)
+            return int(b.v != 0);
+        else
+            return value(b);
+    }();
+    bool r;
+    if constexpr (C == Cmp::equal)
+        r = x == y;
+    else if constexpr (C == Cmp::greater)
+        r = x > y;
+    else if constexpr (C == Cmp::less)
+        r = x < y;
+    else if constexpr (C == Cmp::greater_equal)
+        r = x >= y;
+    else if constexpr (C == Cmp::less_equal)
+        r = x <= y;
+    else if constexpr (C == Cmp::logical_and)
+        r = x != 0 && y != 0;
     else
-        return Bool{uint8_t(value(a) == value(b))};
+        r = x != 0 || y != 0;
+    return Bool{uint8_t(r)};
 }
 
 template <class T>
@@ -191,7 +221,7 @@ void run_typed(BinaryOp op, DataType dtype, const BroadcastPlan<2> &p, const T *
             break;
         case BinaryOp::equal:
             return run_rows(p, a, b, reinterpret_cast<Bool *>(y), begin, end,
-                            [](T u, T v) { return equal(u, v); });
+                            [](T u, T v) { return compare<Cmp::equal>(u, v); });
     }
     unsupported(op, dtype);
 }
@@ -229,6 +259,42 @@ void CpuBackend::binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &
                       reinterpret_cast<const T *>(pb), py, begin, end);
         });
     });
+}
+
+namespace {
+
+// A registered comparison or logical kernel: a and b (one type, checked by the operator)
+// broadcast to the BOOL y.
+template <Cmp C>
+void compare_kernel(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &a = *args.inputs[0], &b = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
+    const uint64_t n = y.elements();
+    if (n == 0) return;
+    const BroadcastPlan<2> p = broadcast_plan<2>({&a.shape, &b.shape}, y.shape);
+    const uint8_t *pa = bytes(a), *pb = bytes(b);
+    Bool *py = reinterpret_cast<Bool *>(mutable_bytes(y));
+    with_type(a.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        parallel_for(n, cpu.threads(), kGrain, [&](uint64_t begin, uint64_t end) {
+            run_rows(p, reinterpret_cast<const T *>(pa), reinterpret_cast<const T *>(pb), py, begin,
+                     end, [](T u, T v) { return compare<C>(u, v); });
+        });
+    });
+}
+
+}  // namespace
+
+std::span<const CpuKernel> compare_kernels() {
+    static constexpr CpuKernel rows[] = {
+        {"Greater", compare_kernel<Cmp::greater>},
+        {"Less", compare_kernel<Cmp::less>},
+        {"GreaterOrEqual", compare_kernel<Cmp::greater_equal>},
+        {"LessOrEqual", compare_kernel<Cmp::less_equal>},
+        {"And", compare_kernel<Cmp::logical_and>},
+        {"Or", compare_kernel<Cmp::logical_or>},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::cpu

@@ -1,4 +1,5 @@
-// Slice and Transpose on the CPU: the output, in order, read from strided positions of the input.
+// Slice, Transpose and Expand on the CPU: the output, in order, read from strided positions of the
+// input.
 //
 // Both reduce to "outer" dims walked with an odometer and an innermost run: copied with memcpy
 // when it is contiguous in the input, element by element otherwise. A transpose that moves the
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "cpu_backend.hpp"
+#include "cpu_broadcast.hpp"
 #include "cpu_types.hpp"
 #include "gguftool/parallel.hpp"
 
@@ -191,6 +193,40 @@ void CpuBackend::transpose(std::span<const size_t> perm, const DeviceTensor &x, 
     r.inner = dims[last];
     r.inner_step = int64_t(in_stride[last]);
     copy_runs(r, es, src, dst, threads_);
+}
+
+namespace {
+
+// Expand: the input broadcast (NumPy rules) to the output; runs copied or filled.
+void expand(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &x = *args.inputs[0];
+    DeviceTensor &y = args.outputs[0];
+    const uint64_t n = y.elements();
+    if (n == 0) return;
+    const BroadcastPlan<1> p = broadcast_plan<1>({&x.shape}, y.shape);
+    const uint8_t *px = bytes(x);
+    uint8_t *py = mutable_bytes(y);
+    with_word(dtype_size(x.dtype), [&](auto word) {
+        using W = decltype(word);
+        const W *in = reinterpret_cast<const W *>(px);
+        W *out = reinterpret_cast<W *>(py);
+        parallel_for(n, cpu.threads(), kGrain, [&](uint64_t b, uint64_t e) {
+            for_each_run(p, b, e,
+                         [&](const std::array<uint64_t, 1> &off, uint64_t pos, uint64_t len) {
+                             if (p.inner[0])
+                                 std::memcpy(out + pos, in + off[0], size_t(len) * sizeof(W));
+                             else
+                                 std::fill_n(out + pos, len, in[off[0]]);
+                         });
+        });
+    });
+}
+
+}  // namespace
+
+std::span<const CpuKernel> expand_kernels() {
+    static constexpr CpuKernel rows[] = {{"Expand", expand}};
+    return rows;
 }
 
 }  // namespace gguftool::runtime::cpu

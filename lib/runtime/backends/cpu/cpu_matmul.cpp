@@ -1,0 +1,253 @@
+// MatMul and Gemm on the CPU: OpenBLAS's cblas_sgemm (float32) and cblas_dgemm (float64), row
+// major, no product computed here.
+//
+// Threading: OpenBLAS runs single-threaded, and the products are cut into pieces (a batch, and
+// within it a block of rows or columns of the output) that run as separate sgemm calls on the
+// project's pool (parallel_for), one piece list per node. Measured against OpenBLAS's own threads
+// (bench/matmul.cpp, README "MatMul threading"), this is as fast on a [1, 4096] x [4096, 4096]
+// product and faster on batched attention shapes, and it keeps to the backend's thread count.
+// OpenBLAS's thread count is process-wide: the first product sets it to 1.
+#include <cblas.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include "cpu_backend.hpp"
+#include "cpu_types.hpp"
+#include "gguftool/parallel.hpp"
+
+namespace gguftool::runtime::cpu {
+namespace {
+
+void single_threaded_blas() {
+    static std::once_flag once;
+    std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+// One product C = alpha * op(A) op(B) + beta * C, row major: op(A) is [m, k], op(B) [k, n].
+template <class T>
+struct Product {
+    bool trans_a = false, trans_b = false;
+    uint64_t m = 0, n = 0, k = 0;
+    T alpha = 1, beta = 0;
+    const T *a = nullptr;
+    const T *b = nullptr;
+    T *c = nullptr;
+    uint64_t lda = 0, ldb = 0, ldc = 0;
+};
+
+template <class T>
+void gemm(const Product<T> &p) {
+    constexpr uint64_t kMax = uint64_t(std::numeric_limits<blasint>::max());
+    if (std::max({p.m, p.n, p.k, p.lda, p.ldb, p.ldc}) > kMax)
+        throw Error(
+            fmt::format("a matrix dimension of the product ({} x {} x {}) exceeds "
+                        "OpenBLAS's limit of {}",
+                        p.m, p.k, p.n, kMax));
+    const CBLAS_TRANSPOSE ta = p.trans_a ? CblasTrans : CblasNoTrans;
+    const CBLAS_TRANSPOSE tb = p.trans_b ? CblasTrans : CblasNoTrans;
+    if constexpr (std::is_same_v<T, float>)
+        cblas_sgemm(CblasRowMajor, ta, tb, blasint(p.m), blasint(p.n), blasint(p.k), p.alpha, p.a,
+                    blasint(p.lda), p.b, blasint(p.ldb), p.beta, p.c, blasint(p.ldc));
+    else
+        cblas_dgemm(CblasRowMajor, ta, tb, blasint(p.m), blasint(p.n), blasint(p.k), p.alpha, p.a,
+                    blasint(p.lda), p.b, blasint(p.ldb), p.beta, p.c, blasint(p.ldc));
+}
+
+// Rows [r0, r0 + rows) of p's output: a product of its own.
+template <class T>
+Product<T> row_block(Product<T> p, uint64_t r0, uint64_t rows) {
+    p.a += p.trans_a ? r0 : r0 * p.lda;
+    p.c += r0 * p.ldc;
+    p.m = rows;
+    return p;
+}
+// Columns [c0, c0 + cols).
+template <class T>
+Product<T> column_block(Product<T> p, uint64_t c0, uint64_t cols) {
+    p.b += p.trans_b ? c0 * p.ldb : c0;
+    p.c += c0;
+    p.n = cols;
+    return p;
+}
+
+// Runs `products` on `threads` threads: enough of them as they are, or each cut into blocks of
+// rows or columns (whichever it has more of, at least kMinBlock each) so that every thread has a
+// piece.
+template <class T>
+void run_products(const std::vector<Product<T>> &products, unsigned threads) {
+    if (products.empty()) return;
+    constexpr uint64_t kMinBlock = 32;
+    // Below this many multiply-adds a product is not worth a thread of its own.
+    constexpr uint64_t kMinWork = 1 << 15;
+    const unsigned t = thread_count(threads);
+    uint64_t work = 0;
+    for (const Product<T> &p : products) work += p.m * p.n * p.k;
+    const uint64_t useful = std::max<uint64_t>(1, std::min<uint64_t>(t, work / kMinWork));
+    std::vector<Product<T>> pieces;
+    if (products.size() >= useful) {
+        pieces = products;
+    } else {
+        const uint64_t per = (useful + products.size() - 1) / products.size();
+        for (const Product<T> &p : products) {
+            const bool by_rows = p.m > p.n;
+            const uint64_t extent = by_rows ? p.m : p.n;
+            uint64_t blocks = std::min<uint64_t>(per, std::max<uint64_t>(1, extent / kMinBlock));
+            // Block sizes a multiple of 16 (whole SIMD vectors for OpenBLAS's kernels).
+            const uint64_t size = ((extent + blocks - 1) / blocks + 15) / 16 * 16;
+            for (uint64_t s = 0; s < extent; s += size) {
+                const uint64_t len = std::min(size, extent - s);
+                pieces.push_back(by_rows ? row_block(p, s, len) : column_block(p, s, len));
+            }
+        }
+    }
+    if (std::getenv("GGUFTOOL_MATMUL_OPENBLAS_THREADS")) {  // TEMPORARY: measurement only
+        openblas_set_num_threads(int(t));
+        for (const Product<T> &p : products) gemm(p);
+        return;
+    }
+    single_threaded_blas();
+    parallel_for(pieces.size(), threads, 1, [&](uint64_t b, uint64_t e) {
+        for (uint64_t i = b; i < e; ++i) gemm(pieces[i]);
+    });
+}
+
+// MatMul: NumPy's matmul of A and B (float32 or float64, checked by the operator).
+void matmul(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &a = *args.inputs[0], &b = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
+    if (y.elements() == 0) return;
+    Shape sa = a.shape, sb = b.shape;
+    if (sa.size() == 1) sa.insert(sa.begin(), 1);
+    if (sb.size() == 1) sb.push_back(1);
+    const uint64_t m = uint64_t(sa[sa.size() - 2]), k = uint64_t(sa.back());
+    const uint64_t n = uint64_t(sb.back());
+    if (k == 0) {  // sums of nothing
+        std::memset(mutable_bytes(y), 0, y.nbytes());
+        return;
+    }
+    // The batch dims, right-aligned and broadcast, with each input's element strides per batch
+    // (0 where it has 1).
+    const size_t ra = sa.size() - 2, rb = sb.size() - 2, rank = std::max(ra, rb);
+    std::vector<uint64_t> dims(rank), stride_a(rank), stride_b(rank);
+    uint64_t step_a = m * k, step_b = k * n, batches_a = 1, batches_b = 1;
+    for (size_t i = rank; i-- > 0;) {
+        const uint64_t da = i + ra >= rank ? uint64_t(sa[i + ra - rank]) : 1;
+        const uint64_t db = i + rb >= rank ? uint64_t(sb[i + rb - rank]) : 1;
+        dims[i] = std::max(da, db);
+        stride_a[i] = da == 1 ? 0 : step_a;
+        stride_b[i] = db == 1 ? 0 : step_b;
+        step_a *= da, step_b *= db;
+        batches_a *= da, batches_b *= db;
+    }
+    uint64_t batches = 1;
+    for (const uint64_t d : dims) batches *= d;
+    with_type(y.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            const T *pa = reinterpret_cast<const T *>(bytes(a));
+            const T *pb = reinterpret_cast<const T *>(bytes(b));
+            T *pc = reinterpret_cast<T *>(mutable_bytes(y));
+            Product<T> base;
+            base.m = m, base.n = n, base.k = k;
+            base.lda = k, base.ldb = n, base.ldc = n;
+            std::vector<Product<T>> products;
+            if (batches_b == 1 && batches_a == batches) {
+                // One B for every batch of A (a weight): A's rows are one [batches * m, k] matrix.
+                Product<T> p = base;
+                p.m = batches * m;
+                p.a = pa, p.b = pb, p.c = pc;
+                products.push_back(p);
+            } else {
+                std::vector<uint64_t> idx(rank, 0);
+                uint64_t off_a = 0, off_b = 0;
+                for (uint64_t i = 0; i < batches; ++i) {
+                    Product<T> p = base;
+                    p.a = pa + off_a, p.b = pb + off_b, p.c = pc + i * m * n;
+                    products.push_back(p);
+                    for (size_t d = rank; d-- > 0;) {
+                        off_a += stride_a[d], off_b += stride_b[d];
+                        if (++idx[d] < dims[d]) break;
+                        off_a -= dims[d] * stride_a[d], off_b -= dims[d] * stride_b[d];
+                        idx[d] = 0;
+                    }
+                }
+            }
+            run_products(products, cpu.threads());
+        } else {
+            throw Error("MatMul takes float32 or float64 here");
+        }
+    });
+}
+
+// Gemm: Y = alpha * op(A) op(B) + beta * C, C broadcast one way to [M, N] (checked by the
+// operator) and copied into Y first.
+void gemm_kernel(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &a = *args.inputs[0], &b = *args.inputs[1];
+    const DeviceTensor *c = args.inputs.size() > 2 ? args.inputs[2] : nullptr;
+    DeviceTensor &y = args.outputs[0];
+    if (y.elements() == 0) return;
+    const bool trans_a = args.attributes.get_int("transA").value() != 0;
+    const bool trans_b = args.attributes.get_int("transB").value() != 0;
+    const double alpha = args.attributes.get_float("alpha").value();
+    double beta = args.attributes.get_float("beta").value();
+    const uint64_t m = uint64_t(y.shape[0]), n = uint64_t(y.shape[1]);
+    const uint64_t k = uint64_t(trans_a ? a.shape[0] : a.shape[1]);
+    with_type(y.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            T *py = reinterpret_cast<T *>(mutable_bytes(y));
+            if (c && beta != 0) {
+                const T *pc = reinterpret_cast<const T *>(bytes(*c));
+                const size_t r = c->shape.size();
+                const uint64_t cn = r >= 1 ? uint64_t(c->shape[r - 1]) : 1;
+                const uint64_t cm = r >= 2 ? uint64_t(c->shape[0]) : 1;
+                parallel_for(m, cpu.threads(), std::max<uint64_t>(1, kGrain / n),
+                             [&](uint64_t r0, uint64_t r1) {
+                                 for (uint64_t i = r0; i < r1; ++i) {
+                                     const T *src = pc + (cm == 1 ? 0 : i * cn);
+                                     T *dst = py + i * n;
+                                     if (cn == 1)
+                                         std::fill_n(dst, n, src[0]);
+                                     else
+                                         std::memcpy(dst, src, size_t(n) * sizeof(T));
+                                 }
+                             });
+            } else {
+                beta = 0;
+            }
+            if (k == 0) {  // Y = beta * C
+                for (uint64_t i = 0; i < m * n; ++i) py[i] = beta == 0 ? T(0) : T(beta * py[i]);
+                return;
+            }
+            Product<T> p;
+            p.trans_a = trans_a, p.trans_b = trans_b;
+            p.m = m, p.n = n, p.k = k;
+            p.alpha = T(alpha), p.beta = T(beta);
+            p.a = reinterpret_cast<const T *>(bytes(a));
+            p.b = reinterpret_cast<const T *>(bytes(b));
+            p.c = py;
+            p.lda = uint64_t(a.shape[1]), p.ldb = uint64_t(b.shape[1]), p.ldc = n;
+            run_products(std::vector<Product<T>>{p}, cpu.threads());
+        } else {
+            throw Error("Gemm takes float32 or float64 here");
+        }
+    });
+}
+
+}  // namespace
+
+std::span<const CpuKernel> matmul_kernels() {
+    static constexpr CpuKernel rows[] = {
+        {"MatMul", matmul},
+        {"Gemm", gemm_kernel},
+    };
+    return rows;
+}
+
+}  // namespace gguftool::runtime::cpu

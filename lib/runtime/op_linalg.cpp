@@ -1,0 +1,134 @@
+// MatMul-1/9/13 (NumPy's matmul) and Gemm-7/9/11/13: type and shape checks, output shapes. The
+// products are the backend's registered kernels (on the CPU, OpenBLAS: cpu_matmul.cpp).
+#include <fmt/format.h>
+
+#include "op.hpp"
+
+namespace gguftool::runtime::detail {
+namespace {
+
+// float32 and float64: what the kernels compute (ONNX also lists float16, bfloat16 and integers).
+void check_gemm_type(DataType t, const char *what) {
+    if (t != DataType::float32 && t != DataType::float64)
+        throw Error(fmt::format("{} must be float32 or float64 here, not {}", what, dtype_name(t)));
+}
+
+// MatMul: A [..., M, K] times B [..., K, N] with the batch dims broadcast; a 1-D A is [1, K]
+// and a 1-D B [K, 1], their added dim removed from the output again.
+void run_matmul(OpContext &ctx) {
+    const DeviceTensor &a = ctx.input(0);
+    const DeviceTensor &b = ctx.input(1);
+    if (a.dtype != b.dtype)
+        throw Error(fmt::format("inputs A ({}) and B ({}) must have the same type",
+                                dtype_name(a.dtype), dtype_name(b.dtype)));
+    check_gemm_type(a.dtype, "inputs");
+    if (a.shape.empty() || b.shape.empty())
+        throw Error(fmt::format("inputs must have rank at least 1, not A {} and B {}",
+                                shape_string(a.shape), shape_string(b.shape)));
+    Shape sa = a.shape, sb = b.shape;
+    if (sa.size() == 1) sa.insert(sa.begin(), 1);
+    if (sb.size() == 1) sb.push_back(1);
+    const int64_t k = sa.back(), kb = sb[sb.size() - 2];
+    if (k != kb)
+        throw Error(fmt::format("A {} has {} columns but B {} has {} rows", shape_string(a.shape),
+                                k, shape_string(b.shape), kb));
+    Shape shape;
+    try {
+        shape = broadcast(Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2));
+    } catch (const Error &) {
+        throw Error(fmt::format("the batch dims of A {} and B {} cannot be broadcast together",
+                                shape_string(a.shape), shape_string(b.shape)));
+    }
+    if (a.shape.size() > 1) shape.push_back(sa[sa.size() - 2]);
+    if (b.shape.size() > 1) shape.push_back(sb.back());
+    shape_elements(shape, "output");
+    ctx.allocate_output(a.dtype, shape);
+    ctx.run_kernel();
+}
+
+// Gemm: Y = alpha * A' * B' + beta * C, A' = transA ? Aᵀ : A ([M, K]), B' = transB ? Bᵀ : B
+// ([K, N]); C (optional from Gemm-11) broadcast one way to [M, N]. The kernel gets alpha, beta,
+// transA and transB (the defaults filled in).
+void run_gemm(OpContext &ctx) {
+    const DeviceTensor &a = ctx.input(0);
+    const DeviceTensor &b = ctx.input(1);
+    if (a.dtype != b.dtype)
+        throw Error(fmt::format("inputs A ({}) and B ({}) must have the same type",
+                                dtype_name(a.dtype), dtype_name(b.dtype)));
+    check_gemm_type(a.dtype, "inputs");
+    if (a.shape.size() != 2 || b.shape.size() != 2)
+        throw Error(fmt::format("inputs A and B must be 2-D, not A {} and B {}",
+                                shape_string(a.shape), shape_string(b.shape)));
+    const auto flag = [&](const char *name) {
+        const int64_t v = ctx.attr_int(name, 0);
+        if (v != 0 && v != 1)
+            throw Error(fmt::format("attribute '{}' must be 0 or 1, not {}", name, v));
+        return v;
+    };
+    const int64_t trans_a = flag("transA"), trans_b = flag("transB");
+    const int64_t m = a.shape[trans_a ? 1 : 0], k = a.shape[trans_a ? 0 : 1];
+    const int64_t kb = b.shape[trans_b ? 1 : 0], n = b.shape[trans_b ? 0 : 1];
+    if (k != kb)
+        throw Error(fmt::format("A {}{} has K = {} but B {}{} has K = {}", shape_string(a.shape),
+                                trans_a ? " (transposed)" : "", k, shape_string(b.shape),
+                                trans_b ? " (transposed)" : "", kb));
+    if (ctx.has_input(2)) {
+        const DeviceTensor &c = ctx.input(2);
+        if (c.dtype != a.dtype)
+            throw Error(fmt::format("input C ({}) must have the type of A ({})",
+                                    dtype_name(c.dtype), dtype_name(a.dtype)));
+        // Unidirectional broadcasting: C's shape broadcasts to [M, N] without changing it.
+        bool ok = c.shape.size() <= 2;
+        for (size_t i = 0; ok && i < c.shape.size(); ++i) {
+            const int64_t want = (c.shape.size() - i == 1) ? n : m;
+            ok = c.shape[i] == 1 || c.shape[i] == want;
+        }
+        if (!ok)
+            throw Error(fmt::format("input C {} cannot be broadcast to [{}, {}]",
+                                    shape_string(c.shape), m, n));
+    }
+    Attributes attributes;
+    attributes.set("alpha", double(ctx.attr_float("alpha").value_or(1.0f)));
+    attributes.set("beta", double(ctx.attr_float("beta").value_or(1.0f)));
+    attributes.set("transA", trans_a);
+    attributes.set("transB", trans_b);
+    ctx.allocate_output(a.dtype, {m, n});
+    ctx.run_kernel(attributes);
+}
+
+}  // namespace
+
+std::span<const OpDef> linalg_ops() {
+    // MatMul-9 added integers and MatMul-13 bfloat16: the same product. Gemm-7 broadcasts C one
+    // way (required), Gemm-9 adds integers, Gemm-11 makes C optional, Gemm-13 adds bfloat16.
+    static const std::vector<OpDef> rows = {
+        {"MatMul", 1, {9, 13}, 2, 2, 1, 1, {}, run_matmul, same_as_input0, false, true},
+        {"Gemm",
+         7,
+         {9},
+         3,
+         3,
+         1,
+         1,
+         {"alpha", "beta", "transA", "transB"},
+         run_gemm,
+         same_as_input0,
+         false,
+         true},
+        {"Gemm",
+         11,
+         {13},
+         2,
+         3,
+         1,
+         1,
+         {"alpha", "beta", "transA", "transB"},
+         run_gemm,
+         same_as_input0,
+         false,
+         true},
+    };
+    return rows;
+}
+
+}  // namespace gguftool::runtime::detail

@@ -1,0 +1,111 @@
+// Softmax-13 and ReduceMean-13/18: type checks, axes and output shapes; the backend's registered
+// kernels compute (cpu_reduce.cpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "op.hpp"
+
+namespace gguftool::runtime::detail {
+namespace {
+
+void check_float(DataType t) {
+    if (!is_floating(t))
+        throw Error(fmt::format("input must be float32, float64, float16 or bfloat16, not {}",
+                                dtype_name(t)));
+}
+
+// Softmax-13: exp(x - max) / sum along one axis (default -1). The kernel gets the normalized
+// "axis".
+void run_softmax(OpContext &ctx) {
+    const DeviceTensor &x = ctx.input(0);
+    check_float(x.dtype);
+    if (x.shape.empty()) throw Error("input must have rank at least 1");
+    const size_t axis =
+        normalize_axis(ctx.attr_int("axis", -1), x.shape.size(), "attribute 'axis'");
+    Attributes attributes;
+    attributes.set("axis", int64_t(axis));
+    ctx.allocate_output(x.dtype, x.shape);
+    ctx.run_kernel(attributes);
+}
+
+// ReduceMean: the mean over `axes` (ReduceMean-13: an attribute; ReduceMean-18: an optional
+// INT64 input), every axis when there are none (unless ReduceMean-18's noop_with_empty_axes,
+// which passes the input through); reduced dims kept as 1 unless keepdims is 0. The kernel gets
+// "axes", normalized and sorted (empty only for a scalar input).
+void run_reduce_mean(OpContext &ctx) {
+    const DeviceTensor &x = ctx.input(0);
+    check_float(x.dtype);
+    const size_t rank = x.shape.size();
+    const int64_t keepdims = ctx.attr_int("keepdims", 1);
+    if (keepdims != 0 && keepdims != 1)
+        throw Error(fmt::format("attribute 'keepdims' must be 0 or 1, not {}", keepdims));
+    std::vector<int64_t> axes;
+    bool noop = false;
+    if (ctx.version() >= 18) {
+        const int64_t noop_attr = ctx.attr_int("noop_with_empty_axes", 0);
+        if (noop_attr != 0 && noop_attr != 1)
+            throw Error(
+                fmt::format("attribute 'noop_with_empty_axes' must be 0 or 1, not {}", noop_attr));
+        if (ctx.has_input(1)) axes = ctx.index_list(1, "axes", false, false);
+        noop = axes.empty() && noop_attr;
+    } else {
+        axes = ctx.attr_ints("axes").value_or(std::vector<int64_t>{});
+    }
+    if (noop) return ctx.set_output(0, x);
+    std::vector<bool> reduced(rank, axes.empty());
+    for (const int64_t a : axes) {
+        const size_t k = normalize_axis(a, rank, "axes value");
+        if (reduced[k]) throw Error(fmt::format("axes contains axis {} twice", k));
+        reduced[k] = true;
+    }
+    Shape shape;
+    std::vector<int64_t> normalized;
+    for (size_t k = 0; k < rank; ++k) {
+        if (reduced[k]) {
+            normalized.push_back(int64_t(k));  // an empty axis gives NaN means (0 / 0)
+            if (keepdims) shape.push_back(1);
+        } else {
+            shape.push_back(x.shape[k]);
+        }
+    }
+    Attributes attributes;
+    attributes.set("axes", normalized);
+    ctx.allocate_output(x.dtype, shape);
+    ctx.run_kernel(attributes);
+}
+
+}  // namespace
+
+std::span<const OpDef> reduce_ops() {
+    static const std::vector<OpDef> rows = {
+        {"Softmax", 13, {}, 1, 1, 1, 1, {"axis"}, run_softmax, same_as_input0, false, true},
+        {"ReduceMean",
+         13,
+         {},
+         1,
+         1,
+         1,
+         1,
+         {"axes", "keepdims"},
+         run_reduce_mean,
+         same_as_input0,
+         false,
+         true},
+        {"ReduceMean",
+         18,
+         {},
+         1,
+         2,
+         1,
+         1,
+         {"keepdims", "noop_with_empty_axes"},
+         run_reduce_mean,
+         same_as_input0,
+         false,
+         true},
+    };
+    return rows;
+}
+
+}  // namespace gguftool::runtime::detail
