@@ -2,7 +2,11 @@
 // (libllama): every tiny architecture variant in F32 and quantized by llama.cpp's own quantizer,
 // packed (opset 29) and lowered; batches with left padding; what must be refused; and that the
 // tolerance rejects wrong exports.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
 
 #include <filesystem>
 #include <fstream>

@@ -2,7 +2,10 @@
 // prefill and single steps through the KV cache agree with our executor (1e-5 relative) and with
 // llama.cpp (the verify tolerance); batch 2 with left padding gives each row its own logits;
 // transformers.js' greedy generate gives llama.cpp's greedy tokens.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include <filesystem>
 #include <fstream>
@@ -260,7 +263,10 @@ TEST_P(DecoderOrtModel, TransformersJsGeneratesLlamaCppsTokens) {
         if (t == h.eos) break;
     }
     std::string ids;
-    for (int32_t t : kPrompt) ids += (ids.empty() ? "" : ",") + std::to_string(t);
+    for (int32_t t : kPrompt) {
+        if (!ids.empty()) ids += ',';
+        ids += std::to_string(t);
+    }
     const RunResult r = testkit::run({kNode, kTjsDriver, package, ids, std::to_string(kNew)});
     ASSERT_EQ(r.status, 0) << r.err;
     std::vector<int64_t> got = nlohmann::json::parse(r.out).get<std::vector<int64_t>>();
