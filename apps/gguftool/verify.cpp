@@ -9,6 +9,7 @@
 #include "gguftool/decoder_verify.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -264,13 +265,16 @@ int run_decoder(const Options &opt) {
         fmt::print("{} against llama.cpp ({} prompt {}, {} {})\n", opt.decoder_dir,
                    r.prompt_tokens, plural(uint64_t(r.prompt_tokens), "token"),
                    r.steps.size() - 1, plural(uint64_t(r.steps.size() - 1), "step"));
-        fmt::print("{:>4}  {:>9}  {:>10}  {:>9}  {:>10}  {:>10}  {:>5}  {}\n", "step",
-                   "positions", "max|Δ|", "spread", "max|Δ|/spr", "KL", "top-1", "");
+        fmt::print("{:>4}  {:>9}  {:>10}  {:>9}  {:>10}  {:>10}  {:>5}\n", "step", "positions",
+                   "max|Δ|", "spread", "max|Δ|/spr", "KL", "top-1");
         for (const vf::DecoderStep &s : r.steps)
             fmt::print("{:>4}  {:>9}  {:>10.3g}  {:>9.3g}  {:>10.3g}  {:>10.3g}  {:>2}/{:<2}  {}\n",
                        s.index == 0 ? std::string("fill") : std::to_string(s.index),
                        s.positions, s.max_abs, s.spread, s.relative, s.kl, s.top1_agree,
                        s.positions, s.pass ? "ok" : "MISMATCH");
+        fmt::print("tokens: {} | {} (llama.cpp's greedy choices, fed to both)\n",
+                   fmt::join(r.tokens.begin(), r.tokens.begin() + r.prompt_tokens, " "),
+                   fmt::join(r.tokens.begin() + r.prompt_tokens, r.tokens.end(), " "));
         fmt::print("tolerance ({} weights): max|Δ|/spread <= {:g}, KL <= {:g}, top-1 equal but "
                    "for near ties\n",
                    r.tolerance.weights, r.tolerance.relative, r.tolerance.kl);
