@@ -11,7 +11,7 @@ namespace {
 
 void check_float(DataType t) {
     if (!is_floating(t))
-        throw Error(fmt::format("input must be float32, float64, float16 or bfloat16, not {}",
+        throw Error(fmt::format("input must be float, double, float16 or bfloat16, not {}",
                                 dtype_name(t)));
 }
 

@@ -21,7 +21,7 @@ struct NodeTestRoot {
 };
 
 inline const NodeTestRoot kRepositoryNodeTests = {
-    "repository", std::filesystem::path(GGUFTOOL_SOURCE_DIR) / "testdata" / "node-tests", 24};
+    "repository", std::filesystem::path(GGUFTOOL_SOURCE_DIR) / "testdata" / "node-tests", 100};
 inline const NodeTestRoot kSharedNodeTests = {
     "shared", std::filesystem::path(GGUFTOOL_SHARED_DIR) / "onnx-node-tests", 18};
 
