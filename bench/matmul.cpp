@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
         std::sort(secs.begin(), secs.end());
-        const rt::Shape &y = s.run(in).at(0).second.shape();
+        const rt::Shape y = s.run(in).at(0).second.shape();
         double flops = 2.0 * double(c.a.back());
         for (const int64_t d : y) flops *= double(d);
         fmt::print("{:<28} {} x {}: best {:.6f} s, median {:.6f} s, {:.1f} GFLOP/s\n", c.what,

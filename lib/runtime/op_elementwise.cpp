@@ -128,7 +128,7 @@ void run_logical(OpContext &ctx) {
 void run_float_unary(OpContext &ctx) {
     const DeviceTensor &x = ctx.input(0);
     if (!is_floating(x.dtype))
-        throw Error(fmt::format("input must be float32, float64, float16 or bfloat16, not {}",
+        throw Error(fmt::format("input must be float, double, float16 or bfloat16, not {}",
                                 dtype_name(x.dtype)));
     ctx.allocate_output(x.dtype, x.shape);
     ctx.run_kernel();

@@ -10,7 +10,7 @@ namespace {
 // float32 and float64: what the kernels compute (ONNX also lists float16, bfloat16 and integers).
 void check_gemm_type(DataType t, const char *what) {
     if (t != DataType::float32 && t != DataType::float64)
-        throw Error(fmt::format("{} must be float32 or float64 here, not {}", what, dtype_name(t)));
+        throw Error(fmt::format("{} must be float or double here, not {}", what, dtype_name(t)));
 }
 
 // MatMul: A [..., M, K] times B [..., K, N] with the batch dims broadcast; a 1-D A is [1, K]

@@ -11,8 +11,8 @@ namespace {
 
 void check_float(DataType t) {
     if (!is_floating(t))
-        throw Error(fmt::format("input must be float32, float64, float16 or bfloat16, not {}",
-                                dtype_name(t)));
+        throw Error(
+            fmt::format("input must be float, double, float16 or bfloat16, not {}", dtype_name(t)));
 }
 
 // Softmax-13: exp(x - max) / sum along one axis (default -1). The kernel gets the normalized

@@ -436,8 +436,8 @@ inline Case matmul(const std::string &name, std::vector<int64_t> batch, int64_t 
             {f32("c", dc, rounded(matmul_loop(a, b, batches, size_t(m), size_t(k), size_t(n))))}};
 }
 
-// Gemm: Y = alpha * A' B' + beta * C. The products of fixed data are exact in float, so the
-// only rounding is of beta * C (in float, as the BLAS scales C) and of the final sum.
+// Gemm: Y = alpha * A' B' + beta * C, in double and rounded once (the products and sums of fixed
+// data are exact in float anyway).
 inline Case gemm(const std::string &name, std::vector<int64_t> da, std::vector<int64_t> db,
                  std::optional<std::vector<int64_t>> dc, bool trans_a, bool trans_b,
                  std::optional<float> alpha, std::optional<float> beta, bool zero_c = false,
@@ -466,7 +466,7 @@ inline Case gemm(const std::string &name, std::vector<int64_t> da, std::vector<i
                 size_t idx = 0;
                 if (d.size() == 2) idx = (d[0] == 1 ? 0 : i) * size_t(d[1]) + (d[1] == 1 ? 0 : j);
                 if (d.size() == 1) idx = d[0] == 1 ? 0 : j;
-                bias = double(be * c[idx]);
+                bias = double(be) * double(c[idx]);
             }
             y.push_back(float(double(al) * s + bias));
         }
