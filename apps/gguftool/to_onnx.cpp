@@ -21,6 +21,8 @@ struct Options {
     std::string file;
     std::string output;
     std::string graph = "tensors";
+    std::string weights = "packed";
+    int accuracy_level = 0;
     std::string mode = "packed";
     std::string output_dtype = "float";
     std::vector<std::string> tensor_globs;
@@ -76,6 +78,8 @@ int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
     o.opset = opt.opset;
     o.weight_type = *onnx_export::output_type_from_name(opt.output_dtype);
     o.threads = opt.threads;
+    o.weights = opt.weights == "nbits" ? decoder::Weights::nbits : decoder::Weights::packed;
+    o.accuracy_level = opt.accuracy_level;
     if (bar) o.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
     const gguf::Model model = gguf::Model::open(opt.file);
     decoder::Result r;
@@ -93,7 +97,8 @@ int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
         "weights as DequantizePacked{}, {} of tensor data\n",
         r.directory, h.arch, h.n_layer, plural(uint64_t(h.n_layer), "layer"), h.n_head,
         h.n_head_kv, h.head_dim, h.n_vocab, r.nodes, r.opset, r.packed,
-        opt.opset ? " (lowered)" : "", human_bytes(double(r.tensor_bytes)));
+        r.opset != 29 ? " (lowered)" : "", human_bytes(double(r.tensor_bytes)));
+    for (const auto &[form, count] : r.forms) fmt::print("  {:<34} {}\n", form, count);
     return kExitOk;
 }
 
@@ -110,6 +115,8 @@ int run(const Options &opt) {
             return usage("--graph decoder: --output-dtype is float or float16");
         return run_decoder(opt, std::move(bar));
     }
+    if (opt.weights != "packed" || opt.accuracy_level)
+        return usage("--weights and --accuracy-level apply to --graph decoder");
     onnx_export::Options o;
     o.mode = *onnx_export::mode_from_name(opt.mode);  // CLI11 checked the names
     o.output_type = *onnx_export::output_type_from_name(opt.output_dtype);
@@ -163,6 +170,17 @@ Runner add_to_onnx(CLI::App &app) {
                     "cache (llama, mistral3, qwen2, qwen3, gemma, gemma2, gemma3, phi3)")
         ->check(CLI::IsMember({"tensors", "decoder"}))
         ->capture_default_str();
+    cmd->add_option("--weights", opt->weights,
+                    "--graph decoder: packed (DequantizePacked on the GGUF bytes) or nbits "
+                    "(onnxruntime's MatMulNBits/GatherBlockQuantized where the format maps; "
+                    "opset 21 unless --opset)")
+        ->check(CLI::IsMember({"packed", "nbits"}))
+        ->capture_default_str();
+    cmd->add_option("--accuracy-level", opt->accuracy_level,
+                    "--weights nbits: MatMulNBits accuracy_level (0 unset: float activations; 4: "
+                    "int8 activations)")
+        ->check(CLI::IsMember({0, 1, 2, 3, 4}))
+        ->type_name("N");
     cmd->add_option("--mode", opt->mode,
                     "packed: DequantizePacked per quantized tensor; unpack: Unpack and standard "
                     "operators where the format allows; dequantized: decoded weights")

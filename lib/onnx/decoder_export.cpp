@@ -134,26 +134,30 @@ Result export_decoder(const gguf::Model &model, const std::string &out_dir, cons
     opset29::register_schemas();
 
     for (const auto &shard : model.shards()) prepare_input(shard->bytes());
-    const int opset = opt.opset.value_or(29);
+    const int opset = opt.opset.value_or(opt.weights == Weights::nbits ? 21 : 29);
     Plan plan;
     GraphBuilder g(plan, {});
     g.declare_outputs = false;
-    const std::vector<int> weight_nodes =
-        detail::emit_decoder(g, model, h, opt.weight_type, opset, opt.threads);
+    Result r;
+    const std::vector<int> weight_nodes = detail::emit_decoder(g, model, h, opt, opset, &r.forms);
     plan.graph.set_name(graph_name(model));
-    if (opt.opset) lower_weights(plan.graph, weight_nodes, plan.payloads, *opt.opset);
+    if (opset != 29) lower_weights(plan.graph, weight_nodes, plan.payloads, opset);
 
     onnx::ModelProto m;
-    m.set_ir_version(opt.opset ? lower::ir_version(*opt.opset) : int64_t(onnx::IR_VERSION));
+    m.set_ir_version(opset != 29 ? lower::ir_version(opset) : int64_t(onnx::IR_VERSION));
     m.set_producer_name("gguftool");
     m.set_doc_string(fmt::format("{} converted by gguftool to-onnx --graph decoder",
                                  fs::path(model.first().path()).filename().string()));
     onnx::OperatorSetIdProto &imp = *m.add_opset_import();
     imp.set_domain(onnx::ONNX_DOMAIN);
     imp.set_version(opset);
+    if (opt.weights == Weights::nbits) {
+        onnx::OperatorSetIdProto &ms = *m.add_opset_import();
+        ms.set_domain("com.microsoft");
+        ms.set_version(1);
+    }
     add_metadata_props(m, model, 64);
 
-    Result r;
     r.hparams = h;
     r.opset = opset;
     r.nodes = size_t(plan.graph.node_size());

@@ -125,11 +125,18 @@ void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &list,
 
 class Builder {
 public:
-    Builder(GraphBuilder &g, const gguf::Model &model, const Hparams &h, DataType weight_type,
-            int opset, unsigned threads)
-        : n_(g, opset), model_(model), h_(h), weight_type_(weight_type), threads_(threads) {}
+    Builder(GraphBuilder &g, const gguf::Model &model, const Hparams &h, const Options &o,
+            int opset)
+        : n_(g, opset),
+          model_(model),
+          h_(h),
+          weight_type_(o.weight_type),
+          threads_(o.threads),
+          nbits_(o.weights == Weights::nbits),
+          accuracy_level_(o.accuracy_level) {}
 
     std::vector<int> build();
+    std::map<std::string, size_t> forms;  // "<type> -> <form>": count
 
 private:
     // The value of a GGUF tensor as float32, emitting its nodes on first use; "" when absent and
@@ -138,6 +145,25 @@ private:
     std::string layer_weight(int64_t il, std::string_view what, bool required = true) {
         return weight(fmt::format("blk.{}.{}", il, what), required);
     }
+    // x·Wᵀ + b for the GGUF weight `w` (and bias `b`, if present): Gemm on the decoded weight,
+    // or, with --weights nbits and a format that maps, MatMulNBits on the repacked blocks.
+    std::string project(const std::string &x, const std::string &w, const std::string &b,
+                        std::string_view what);
+    std::string layer_project(const std::string &x, int64_t il, std::string_view w,
+                              std::string_view what) {
+        std::string bias(w);
+        bias.replace(bias.size() - 6, 6, "bias");  // "....weight" -> "....bias"
+        return project(x, fmt::format("blk.{}.{}", il, w), fmt::format("blk.{}.{}", il, bias),
+                       what);
+    }
+    // The NBits operands of tensor `t` as payloads: B, scales and (float) zero points.
+    struct NbitsOperands {
+        std::string b, scales, zero_points;
+        NbitsForm form;
+        int64_t n = 0, k = 0;
+    };
+    std::optional<NbitsOperands> nbits_operands(const gguf::TensorInfo &t);
+    std::string embedding(const std::string &ids);
     std::string rms_norm(const std::string &x, const std::string &w);
     std::string rope(const std::string &x, int64_t heads, const std::string &cos,
                      const std::string &sin);
@@ -157,7 +183,10 @@ private:
     const Hparams &h_;
     DataType weight_type_;
     unsigned threads_;
+    bool nbits_;
+    int accuracy_level_;
     std::map<std::string, std::string> weights_;
+    std::map<std::string, NbitsOperands> nbits_done_;
     std::vector<int> weight_nodes_;
 
     std::string batch_seq_;  // Shape(input_ids): [B, S]
@@ -189,6 +218,114 @@ std::string Builder::weight(const std::string &name, bool required) {
         n_.scope = saved;
     }
     return weights_[name] = value;
+}
+
+std::optional<Builder::NbitsOperands> Builder::nbits_operands(const gguf::TensorInfo &t) {
+    const std::string name(t.name);
+    if (auto it = nbits_done_.find(name); it != nbits_done_.end()) return it->second;
+    const std::optional<NbitsForm> form = nbits_form(t.type);
+    const int64_t K = int64_t(t.ne[0]), N = int64_t(t.ne[1]);
+    if (!form || t.n_dims != 2 || K % form->block != 0 ||
+        model_.first().byte_order() != gguf::ByteOrder::little)
+        return std::nullopt;
+    NbitsOperands o;
+    o.form = *form;
+    o.n = N;
+    o.k = K;
+    const int64_t blocks = K / form->block, blob = form->block * form->bits / 8;
+    const GgmlType type = t.type;
+    const std::span<const uint8_t> data = t.data;
+    const size_t in_row = data.size() / size_t(N);
+    // Each payload repacks the rows again, a chunk at a time: memory stays bounded.
+    enum Part { codes, scales, zero_points };
+    auto writer = [=](Part part) {
+        return [=](Sink &sink) {
+            const int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 22) / std::max<int64_t>(K, 1));
+            std::vector<uint8_t> b;
+            std::vector<float> s, z;
+            for (int64_t r0 = 0; r0 < N; r0 += chunk) {
+                const int64_t rows = std::min(chunk, N - r0);
+                b.resize(size_t(rows * blocks * blob));
+                s.resize(size_t(rows * blocks));
+                z.resize(form->float_zero_points ? size_t(rows * blocks) : 0);
+                nbits_rows(type, data.data() + size_t(r0) * in_row, rows, K, b.data(), s.data(),
+                           z.empty() ? nullptr : z.data());
+                if (part == codes) sink.write(b.data(), b.size());
+                if (part == scales)
+                    sink.write(reinterpret_cast<const uint8_t *>(s.data()), s.size() * 4);
+                if (part == zero_points)
+                    sink.write(reinterpret_cast<const uint8_t *>(z.data()), z.size() * 4);
+            }
+        };
+    };
+    o.b = n_.g().payload(name + ":nbits", DataType::uint8, {N, blocks, blob},
+                         uint64_t(N * blocks * blob), writer(codes));
+    o.scales = n_.g().payload(name + ":scales", DataType::float32, {N, blocks},
+                              uint64_t(N * blocks * 4), writer(scales));
+    if (form->float_zero_points)
+        o.zero_points = n_.g().payload(name + ":zero_points", DataType::float32, {N, blocks},
+                                       uint64_t(N * blocks * 4), writer(zero_points));
+    return nbits_done_[name] = o;
+}
+
+std::string Builder::project(const std::string &x, const std::string &w, const std::string &b,
+                             std::string_view what) {
+    const gguf::TensorInfo *t = model_.find_tensor(w);
+    if (!t)
+        throw Error(model_.first().path(), std::nullopt, fmt::format("tensor {}: missing", w));
+    if (nbits_ && traits(t->type).quantized) {
+        if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
+            ++forms[fmt::format("{} -> MatMulNBits", type_name(t->type))];
+            const std::string bias = weight(b, false);
+            std::string out = n_.g().name(fmt::format("{}/{}", n_.scope, what));
+            onnx::NodeProto &node = n_.g().node(n_.scope, "MatMulNBits",
+                                                {x, o->b, o->scales, o->zero_points, "", bias},
+                                                {out});
+            while (node.input_size() > 3 && node.input(node.input_size() - 1).empty())
+                node.mutable_input()->RemoveLast();
+            node.set_domain("com.microsoft");
+            set_attribute(node, "K", o->k);
+            set_attribute(node, "N", o->n);
+            set_attribute(node, "bits", int64_t(o->form.bits));
+            set_attribute(node, "block_size", int64_t(o->form.block));
+            if (accuracy_level_) set_attribute(node, "accuracy_level", int64_t(accuracy_level_));
+            return out;
+        }
+    }
+    if (nbits_) ++forms[fmt::format("{} -> {}", type_name(t->type),
+                                    traits(t->type).quantized ? "DequantizePacked" : "plain")];
+    return n_.linear(x, weight(w), weight(b, false), what);
+}
+
+// The token embedding's rows at `ids`: Gather on the decoded table, or with --weights nbits and
+// a format with integer zero points, GatherBlockQuantized on the repacked blocks (which a tied
+// head's MatMulNBits shares).
+std::string Builder::embedding(const std::string &ids) {
+    const gguf::TensorInfo *t = model_.find_tensor("token_embd.weight");
+    if (nbits_ && t && traits(t->type).quantized) {
+        const std::optional<NbitsForm> form = nbits_form(t->type);
+        if (form && !form->float_zero_points) {
+            if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
+                ++forms[fmt::format("{} -> GatherBlockQuantized", type_name(t->type))];
+                // [V, blocks, blob] as [V, E·bits/8]: the same bytes.
+                const std::string data = n_.reshape(
+                    o->b, n_.ints({o->n, o->k * o->form.bits / 8}), "embd_data");
+                std::string out = n_.g().name("embed/rows");
+                onnx::NodeProto &node =
+                    n_.g().node(n_.scope, "GatherBlockQuantized", {data, ids, o->scales}, {out});
+                node.set_domain("com.microsoft");
+                set_attribute(node, "gather_axis", int64_t{0});
+                set_attribute(node, "quantize_axis", int64_t{1});
+                set_attribute(node, "block_size", int64_t(o->form.block));
+                set_attribute(node, "bits", int64_t(o->form.bits));
+                return out;
+            }
+        }
+    }
+    if (nbits_ && t)
+        ++forms[fmt::format("{} -> {}", type_name(t->type),
+                            traits(t->type).quantized ? "DequantizePacked" : "plain")];
+    return n_.op("Gather", {weight("token_embd.weight"), ids}, "rows");
 }
 
 std::string Builder::rms_norm(const std::string &x, const std::string &w) {
@@ -345,19 +482,15 @@ void Builder::masks() {
 std::string Builder::attention(int64_t il, const std::string &x) {
     const int64_t H = h_.n_head, Hkv = h_.n_head_kv, D = h_.head_dim, r = H / Hkv;
     std::string q, k, v;
-    if (const std::string qkv = layer_weight(il, "attn_qkv.weight", false); !qkv.empty()) {
-        const std::string all =
-            n_.linear(x, qkv, layer_weight(il, "attn_qkv.bias", false), "qkv");
+    if (model_.find_tensor(fmt::format("blk.{}.attn_qkv.weight", il))) {
+        const std::string all = layer_project(x, il, "attn_qkv.weight", "qkv");
         q = n_.slice(all, 0, H * D, 1, "q");
         k = n_.slice(all, H * D, (H + Hkv) * D, 1, "k");
         v = n_.slice(all, (H + Hkv) * D, (H + 2 * Hkv) * D, 1, "v");
     } else {
-        q = n_.linear(x, layer_weight(il, "attn_q.weight"), layer_weight(il, "attn_q.bias", false),
-                      "q");
-        k = n_.linear(x, layer_weight(il, "attn_k.weight"), layer_weight(il, "attn_k.bias", false),
-                      "k");
-        v = n_.linear(x, layer_weight(il, "attn_v.weight"), layer_weight(il, "attn_v.bias", false),
-                      "v");
+        q = layer_project(x, il, "attn_q.weight", "q");
+        k = layer_project(x, il, "attn_k.weight", "k");
+        v = layer_project(x, il, "attn_v.weight", "v");
     }
     auto heads = [&](const std::string &t, int64_t n, std::string_view what) {
         const std::string shape =
@@ -406,20 +539,17 @@ std::string Builder::attention(int64_t il, const std::string &x) {
         n_.op("MatMul", {probs, n_.unsqueeze(present_v, {2}, "v5")}, "context");
     const std::string merged = n_.reshape(n_.transpose(o, {0, 3, 1, 2, 4}, "context_t"),
                                           n_.ints({-1, H * D}), "context2");
-    return n_.linear(merged, layer_weight(il, "attn_output.weight"),
-                     layer_weight(il, "attn_output.bias", false), "attn_out");
+    return layer_project(merged, il, "attn_output.weight", "attn_out");
 }
 
 std::string Builder::ffn(int64_t il, const std::string &x) {
     const int64_t F = h_.n_ff;
     std::string gate, up;
-    if (const std::string g = layer_weight(il, "ffn_gate.weight", false); !g.empty()) {
-        gate = n_.linear(x, g, layer_weight(il, "ffn_gate.bias", false), "gate");
-        up = n_.linear(x, layer_weight(il, "ffn_up.weight"), layer_weight(il, "ffn_up.bias", false),
-                       "up");
+    if (model_.find_tensor(fmt::format("blk.{}.ffn_gate.weight", il))) {
+        gate = layer_project(x, il, "ffn_gate.weight", "gate");
+        up = layer_project(x, il, "ffn_up.weight", "up");
     } else {  // phi3: ffn_up holds gate then up (2·n_ff rows)
-        const std::string both = n_.linear(x, layer_weight(il, "ffn_up.weight"),
-                                           layer_weight(il, "ffn_up.bias", false), "gate_up");
+        const std::string both = layer_project(x, il, "ffn_up.weight", "gate_up");
         gate = n_.slice(both, 0, F, 1, "gate");
         up = n_.slice(both, F, 2 * F, 1, "up");
     }
@@ -434,8 +564,7 @@ std::string Builder::ffn(int64_t il, const std::string &x) {
     } else {  // silu(x) = x·sigmoid(x)
         act = n_.mul(gate, n_.op("Sigmoid", {gate}, "sigmoid"), "silu");
     }
-    return n_.linear(n_.mul(act, up, "gated"), layer_weight(il, "ffn_down.weight"),
-                     layer_weight(il, "ffn_down.bias", false), "ffn_out");
+    return layer_project(n_.mul(act, up, "gated"), il, "ffn_down.weight", "ffn_out");
 }
 
 std::string Builder::layer(int64_t il, const std::string &x) {
@@ -467,9 +596,7 @@ std::vector<int> Builder::build() {
 
     n_.scope = "embed";
     batch_seq_ = n_.op("Shape", {"input_ids"}, "batch_seq");
-    const std::string embd = weight("token_embd.weight");
-    std::string x = n_.reshape(n_.op("Gather", {embd, "input_ids"}, "rows"),
-                               n_.ints({-1, h_.n_embd}), "hidden");
+    std::string x = n_.reshape(embedding("input_ids"), n_.ints({-1, h_.n_embd}), "hidden");
     if (h_.embed_scale) x = n_.mul(x, std::sqrt(float(h_.n_embd)), "scaled");
     positions();
     masks();
@@ -477,8 +604,8 @@ std::vector<int> Builder::build() {
 
     n_.scope = "head";
     x = rms_norm(x, weight("output_norm.weight"));
-    const std::string head = h_.tied ? embd : weight("output.weight");
-    std::string logits = n_.linear(x, head, weight("output.bias", false), "logits2");
+    std::string logits =
+        project(x, h_.tied ? "token_embd.weight" : "output.weight", "output.bias", "logits2");
     if (h_.final_softcap != 0.0f) logits = softcap(logits, h_.final_softcap);
     n_.op_named("Reshape",
                 {logits, n_.concat({batch_seq_, n_.ints({h_.n_vocab})}, 0, "logits_shape")},
@@ -521,9 +648,11 @@ void rope_tables(const Hparams &h, float freq_base, float freq_scale,
 }
 
 std::vector<int> emit_decoder(GraphBuilder &g, const gguf::Model &model, const Hparams &h,
-                              DataType weight_type, int opset, unsigned threads) {
-    Builder b(g, model, h, weight_type, opset, threads);
-    return b.build();
+                              const Options &options, int opset, std::map<std::string, size_t> *forms) {
+    Builder b(g, model, h, options, opset);
+    std::vector<int> nodes = b.build();
+    if (forms) *forms = b.forms;
+    return nodes;
 }
 
 }  // namespace gguftool::decoder::detail

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,9 +70,19 @@ struct Hparams {
 // exported, MoE, a rope scaling type not done, a head count that does not divide...
 Hparams read_hparams(const gguf::Model &model);
 
+// How quantized weights are stored: `packed`, their GGUF bytes decoded by DequantizePacked
+// (lowered with an opset); `nbits`, onnxruntime's contrib operators (com.microsoft
+// MatMulNBits, GatherBlockQuantized) on the blocks repacked, where the format has a mapping
+// (decoder_nbits.cpp), the others packed and lowered.
+enum class Weights { packed, nbits };
+
 struct Options {
-    // Lower DequantizePacked to standard operators of this opset (17..26); nullopt: opset 29.
+    // Lower DequantizePacked to standard operators of this opset (17..26); nullopt: opset 29
+    // (packed) or 21 (nbits: a model for onnxruntime).
     std::optional<int> opset;
+    Weights weights = Weights::packed;
+    // MatMulNBits' accuracy_level (0: unset, activations in float; 4: int8 activations).
+    int accuracy_level = 0;
     // Element type plain floating weights (f32 f16 bf16) and decoded weights are stored or decoded
     // as: float32 or float16 (then a Cast to float32 feeds the math).
     DataType weight_type = DataType::float32;
@@ -86,6 +97,8 @@ struct Result {
     int opset = 0;
     size_t nodes = 0;
     size_t packed = 0;  // weights decoded by DequantizePacked (or its lowering)
+    // --weights nbits: weights per GGUF type and form ("q4_K -> MatMulNBits": 154)
+    std::map<std::string, size_t> forms;
     uint64_t tensor_bytes = 0;
 };
 

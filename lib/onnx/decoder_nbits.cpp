@@ -1,0 +1,202 @@
+// GGUF blocks as onnxruntime's MatMulNBits operands (com.microsoft, MODEL-FACTS §5.2): per weight
+// row, B [k_blocks][block·bits/8] (bits 4: element 2i in the low nibble of byte i, 2i+1 in the
+// high one; bits 8: one byte per element), scales [k_blocks] and, for the formats with a minimum,
+// float zero points [k_blocks]; MatMulNBits computes (code - zero_point) · scale.
+//
+// One row per format. Exact (the same single rounding as ggml's dequantizer): q4_0 (4 bits,
+// default zero point 8), q8_0 and q5_0 (8 bits, default zero point 128: code + 128 - offset),
+// q6_K and q3_K (8 bits, block 16, scale d·sc as ggml's d * sc * q). Up to rounding (float zero
+// point minimum / scale): q4_1, q5_1, q4_K, q5_K, q2_K. A sub-block whose scale is 0 but whose
+// minimum is not decodes to the constant -min: its codes become 0, scale min, zero point 1.
+#include <cstring>
+
+#include "decoder.hpp"
+#include "formats/blocks.hpp"
+#include "gguftool/half.hpp"
+
+namespace gguftool::decoder::detail {
+namespace {
+
+using namespace formats;
+
+// One row of `K` elements: `src` its GGUF blocks; writes k_blocks blobs, scales, zero points.
+using RowFn = void (*)(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps);
+
+// The scale and zero point for w = scale·q - min (scale 0: the codes are zeroed, see above).
+void scale_min(float scale, float min, uint8_t *codes, int n, int bits, float &s, float &zp) {
+    if (scale != 0.0f) {
+        s = scale;
+        zp = min / scale;
+        return;
+    }
+    std::memset(codes, 0, size_t(n * bits / 8));
+    s = min != 0.0f ? min : 0.0f;
+    zp = min != 0.0f ? 1.0f : 0.0f;
+}
+
+// 32 4-bit codes as MatMulNBits packs them.
+void pack4(const uint8_t *codes, uint8_t *out) {
+    for (int i = 0; i < 16; ++i) out[i] = uint8_t(codes[2 * i] | (codes[2 * i + 1] << 4));
+}
+
+void q4_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
+    const auto *blk = reinterpret_cast<const BlockQ4_0 *>(src);
+    for (int64_t i = 0; i < K / 32; ++i, b += 16) {
+        uint8_t c[32];
+        for (int j = 0; j < 16; ++j) c[j] = blk[i].qs[j] & 15, c[j + 16] = blk[i].qs[j] >> 4;
+        pack4(c, b);
+        scales[i] = fp16_to_f32(blk[i].d);
+    }
+}
+
+void q4_1(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps) {
+    const auto *blk = reinterpret_cast<const BlockQ4_1 *>(src);
+    for (int64_t i = 0; i < K / 32; ++i, b += 16) {
+        uint8_t c[32];
+        for (int j = 0; j < 16; ++j) c[j] = blk[i].qs[j] & 15, c[j + 16] = blk[i].qs[j] >> 4;
+        pack4(c, b);
+        // ggml: q·d + m
+        scale_min(fp16_to_f32(blk[i].d), -fp16_to_f32(blk[i].m), b, 32, 4, scales[i], zps[i]);
+    }
+}
+
+void q8_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
+    const auto *blk = reinterpret_cast<const BlockQ8_0 *>(src);
+    for (int64_t i = 0; i < K / 32; ++i, b += 32) {
+        for (int j = 0; j < 32; ++j) b[j] = uint8_t(int(blk[i].qs[j]) + 128);
+        scales[i] = fp16_to_f32(blk[i].d);
+    }
+}
+
+// q5_0/q5_1's five-bit codes.
+void codes5(const uint8_t *qs, const uint8_t *qh_bytes, uint8_t *c) {
+    uint32_t qh;
+    std::memcpy(&qh, qh_bytes, 4);
+    for (int j = 0; j < 16; ++j) {
+        c[j] = uint8_t((qs[j] & 15) | (((qh >> j) & 1) << 4));
+        c[j + 16] = uint8_t((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
+    }
+}
+
+void q5_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
+    const auto *blk = reinterpret_cast<const BlockQ5_0 *>(src);
+    for (int64_t i = 0; i < K / 32; ++i, b += 32) {
+        uint8_t c[32];
+        codes5(blk[i].qs, blk[i].qh, c);
+        for (int j = 0; j < 32; ++j) b[j] = uint8_t(c[j] + 128 - 16);  // (q - 16)·d
+        scales[i] = fp16_to_f32(blk[i].d);
+    }
+}
+
+void q5_1(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps) {
+    const auto *blk = reinterpret_cast<const BlockQ5_1 *>(src);
+    for (int64_t i = 0; i < K / 32; ++i, b += 32) {
+        codes5(blk[i].qs, blk[i].qh, b);
+        scale_min(fp16_to_f32(blk[i].d), -fp16_to_f32(blk[i].m), b, 32, 8, scales[i], zps[i]);
+    }
+}
+
+// ggml's get_scale_min_k4.
+void scale_min_k4(int j, const uint8_t *q, uint8_t &d, uint8_t &m) {
+    if (j < 4) {
+        d = q[j] & 63;
+        m = q[j + 4] & 63;
+    } else {
+        d = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+        m = uint8_t((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    }
+}
+
+void q4_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps) {
+    const auto *blk = reinterpret_cast<const BlockQ4_K *>(src);
+    for (int64_t i = 0; i < K / 256; ++i) {
+        const float d = fp16_to_f32(blk[i].d), dmin = fp16_to_f32(blk[i].dmin);
+        for (int c = 0; c < 4; ++c) {  // 64 elements: low nibbles, then high nibbles
+            const uint8_t *q = blk[i].qs + 32 * c;
+            for (int half = 0; half < 2; ++half, b += 16, ++scales, ++zps) {
+                uint8_t sc, m, codes[32];
+                scale_min_k4(2 * c + half, blk[i].scales, sc, m);
+                for (int l = 0; l < 32; ++l) codes[l] = half ? q[l] >> 4 : q[l] & 15;
+                pack4(codes, b);
+                scale_min(d * sc, dmin * m, b, 32, 4, *scales, *zps);  // ggml: d1·q - m1
+            }
+        }
+    }
+}
+
+void q5_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps) {
+    const auto *blk = reinterpret_cast<const BlockQ5_K *>(src);
+    for (int64_t i = 0; i < K / 256; ++i) {
+        const float d = fp16_to_f32(blk[i].d), dmin = fp16_to_f32(blk[i].dmin);
+        for (int c = 0; c < 4; ++c) {
+            const uint8_t *q = blk[i].qs + 32 * c;
+            for (int half = 0; half < 2; ++half, b += 32, ++scales, ++zps) {
+                uint8_t sc, m;
+                scale_min_k4(2 * c + half, blk[i].scales, sc, m);
+                const int bit = 2 * c + half;  // ggml: u1, u2 shift by 2 per 64
+                for (int l = 0; l < 32; ++l)
+                    b[l] = uint8_t((half ? q[l] >> 4 : q[l] & 15) |
+                                   (((blk[i].qh[l] >> bit) & 1) << 4));
+                scale_min(d * sc, dmin * m, b, 32, 8, *scales, *zps);
+            }
+        }
+    }
+}
+
+void q6_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
+    const auto *blk = reinterpret_cast<const BlockQ6_K *>(src);
+    for (int64_t i = 0; i < K / 256; ++i) {
+        const float d = fp16_to_f32(blk[i].d);
+        for (int n = 0; n < 2; ++n) {  // 128 elements
+            const uint8_t *ql = blk[i].ql + 64 * n, *qh = blk[i].qh + 32 * n;
+            uint8_t *out = b + 128 * n;
+            for (int l = 0; l < 32; ++l) {  // code - 32 + 128
+                out[l] = uint8_t(((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) + 96);
+                out[l + 32] = uint8_t(((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) + 96);
+                out[l + 64] = uint8_t(((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) + 96);
+                out[l + 96] = uint8_t(((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) + 96);
+            }
+        }
+        for (int s = 0; s < 16; ++s) scales[s] = d * float(blk[i].scales[s]);  // ggml: d * sc * q
+        b += 256;
+        scales += 16;
+    }
+}
+
+struct NbitsRow {
+    GgmlType type;
+    int bits, block;
+    bool float_zero_points;
+    RowFn row;
+};
+
+constexpr NbitsRow kRows[] = {
+    {GgmlType::q4_0, 4, 32, false, q4_0}, {GgmlType::q4_1, 4, 32, true, q4_1},
+    {GgmlType::q8_0, 8, 32, false, q8_0}, {GgmlType::q5_0, 8, 32, false, q5_0},
+    {GgmlType::q5_1, 8, 32, true, q5_1},  {GgmlType::q4_k, 4, 32, true, q4_k},
+    {GgmlType::q5_k, 8, 32, true, q5_k},  {GgmlType::q6_k, 8, 16, false, q6_k},
+};
+
+}  // namespace
+
+std::optional<NbitsForm> nbits_form(GgmlType type) {
+    for (const NbitsRow &r : kRows)
+        if (r.type == type) return NbitsForm{r.bits, r.block, r.float_zero_points};
+    return std::nullopt;
+}
+
+void nbits_rows(GgmlType type, const uint8_t *src, int64_t rows, int64_t K, uint8_t *b,
+                float *scales, float *zps) {
+    for (const NbitsRow &r : kRows) {
+        if (r.type != type) continue;
+        const size_t in_row = size_t(K / traits(type).block_size * traits(type).type_size);
+        const int64_t k_blocks = K / r.block;
+        const size_t blob = size_t(r.block * r.bits / 8);
+        for (int64_t i = 0; i < rows; ++i)
+            r.row(src + size_t(i) * in_row, K, b + size_t(i) * size_t(k_blocks) * blob,
+                  scales + i * k_blocks, zps ? zps + i * k_blocks : nullptr);
+        return;
+    }
+}
+
+}  // namespace gguftool::decoder::detail
