@@ -50,18 +50,6 @@ std::vector<int> emit_decoder(onnx_export::detail::GraphBuilder &g, const gguf::
                               const Hparams &h, const Options &options, int opset,
                               std::map<std::string, size_t> *forms);
 
-// MatMulNBits operands of a GGUF format (decoder_nbits.cpp): its bits (4 or 8), block size and
-// whether it needs float zero points; nullopt for a format with no mapping.
-struct NbitsForm {
-    int bits, block;
-    bool float_zero_points;
-};
-std::optional<NbitsForm> nbits_form(GgmlType type);
-// `rows` rows of K elements of `type` at `src` into B [rows][K/block][block·bits/8], scales
-// [rows][K/block] and, when the form has them, zero points (same shape).
-void nbits_rows(GgmlType type, const uint8_t *src, int64_t rows, int64_t K, uint8_t *b,
-                float *scales, float *zps);
-
 // cos and sin of every position < n_positions and rotated pair, as ggml's rope computes them
 // (ggml_rope_cache_init): [n_positions][n_rot/2] each. `factors`: per-pair divisors of the angle
 // (rope_freqs, longrope's), or empty.

@@ -14,7 +14,7 @@
 #include "formats/blocks.hpp"
 #include "gguftool/half.hpp"
 
-namespace gguftool::decoder::detail {
+namespace gguftool::decoder {
 namespace {
 
 using namespace formats;
@@ -199,4 +199,4 @@ void nbits_rows(GgmlType type, const uint8_t *src, int64_t rows, int64_t K, uint
     }
 }
 
-}  // namespace gguftool::decoder::detail
+}  // namespace gguftool::decoder

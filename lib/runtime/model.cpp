@@ -80,16 +80,24 @@ void resolve_nodes(Impl &impl, const onnx::GraphProto &g, std::vector<Impl::Node
             throw Error(impl.name, std::nullopt,
                         fmt::format("{}: {}", node_label(n, size_t(i), version), what));
         };
-        if (!n.domain().empty() && n.domain() != "ai.onnx")
+        const bool contrib = n.domain() == detail::kContribDomain;
+        if (!n.domain().empty() && n.domain() != "ai.onnx" && !contrib)
             fail(
                 fmt::format("unsupported operator domain \"{}\" (only the default ONNX domain "
-                            "is supported)",
+                            "and com.microsoft are supported)",
                             n.domain()));
-        if (impl.opset <= 0) fail("the model imports no version of the default ONNX domain");
+        int64_t opset = impl.opset;
+        if (contrib) {
+            opset = impl.contrib_opset;
+            if (opset <= 0) fail("the model imports no version of the com.microsoft domain");
+        } else if (opset <= 0) {
+            fail("the model imports no version of the default ONNX domain");
+        }
         std::string why;
-        node.op = detail::find_op(n.op_type(), impl.opset, &why);
+        node.op = detail::find_op(contrib ? detail::kContribDomain : std::string_view(),
+                                  n.op_type(), opset, &why);
         if (!node.op) fail(why);
-        node.version = node.op->onnx_version(impl.opset);
+        node.version = node.op->onnx_version(opset);
         node.label = node_label(n, size_t(i), node.version);
         const detail::OpDef &op = *node.op;
         if (n.input_size() < op.min_inputs || n.input_size() > op.max_inputs)
@@ -180,6 +188,8 @@ std::shared_ptr<const Impl> build(std::shared_ptr<const onnx::ModelProto> proto,
     if (g.sparse_initializer_size() > 0)
         throw Error(where, std::nullopt, "sparse initializers are not supported");
     impl->opset = default_opset(*proto, where);
+    for (const onnx::OperatorSetIdProto &o : proto->opset_import())
+        if (o.domain() == detail::kContribDomain) impl->contrib_opset = o.version();
 
     std::unordered_set<std::string> available;
     detail::ExternalData external(impl->base_dir);

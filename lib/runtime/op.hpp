@@ -124,6 +124,9 @@ struct OpDef {
     // Runs the backend's registered kernel for op_type (OpContext::run_kernel): a backend that
     // registers none has the node reported unsupported before anything runs.
     bool kernel = false;
+    // The operator's domain: "" (the default ONNX domain) or "com.microsoft" (onnxruntime's
+    // contrib operators, version 1).
+    std::string_view domain = {};
 
     // The ONNX version of this operator that a model of `opset` uses ("Identity-25").
     int onnx_version(int64_t opset) const {
@@ -134,11 +137,15 @@ struct OpDef {
     }
 };
 
-// Newest version of `op_type` the default-domain opset `opset` selects, or nullptr with `why`.
-const OpDef *find_op(std::string_view op_type, int64_t opset, std::string *why);
+// Newest version of `op_type` of `domain` ("" the default one) the opset `opset` of that domain
+// selects, or nullptr with `why`.
+const OpDef *find_op(std::string_view domain, std::string_view op_type, int64_t opset,
+                     std::string *why);
 
-// The highest default-domain opset this runtime knows.
+// The highest default-domain opset this runtime knows, and of onnxruntime's contrib domain.
 inline constexpr int64_t kMaxOpset = 29;
+inline constexpr int64_t kMaxContribOpset = 1;
+inline constexpr std::string_view kContribDomain = "com.microsoft";
 
 // Each op_*.cpp file's rows (op_registry.cpp joins them into the table; a new op_*.cpp file adds
 // its function here and there).
@@ -152,5 +159,6 @@ std::span<const OpDef> one_hot_ops();
 std::span<const OpDef> range_ops();
 std::span<const OpDef> shape_ops();  // Unsqueeze, Squeeze, Reshape, Identity, BitCast, Shape
 std::span<const OpDef> unpack_ops();
+std::span<const OpDef> contrib_ops();  // com.microsoft: MatMulNBits, GatherBlockQuantized
 
 }  // namespace gguftool::runtime::detail

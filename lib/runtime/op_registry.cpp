@@ -20,7 +20,8 @@ const std::vector<OpDef> &table() {
         std::vector<OpDef> all;
         for (const std::span<const OpDef> rows :
              {compute_ops(), dequantize_packed_ops(), elementwise_ops(), layout_ops(), linalg_ops(),
-              one_hot_ops(), range_ops(), reduce_ops(), shape_ops(), unpack_ops()})
+              one_hot_ops(), range_ops(), reduce_ops(), shape_ops(), unpack_ops(),
+              contrib_ops()})
             all.insert(all.end(), rows.begin(), rows.end());
         return all;
     }();
@@ -45,27 +46,31 @@ DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataTyp
     return attribute_dtype(node, "to", DataType::undefined);
 }
 
-const OpDef *find_op(std::string_view op_type, int64_t opset, std::string *why) {
+const OpDef *find_op(std::string_view domain, std::string_view op_type, int64_t opset,
+                     std::string *why) {
     const OpDef *best = nullptr;
     int oldest = std::numeric_limits<int>::max();
     for (const OpDef &d : table()) {
-        if (d.op_type != op_type) continue;
+        if (d.op_type != op_type || d.domain != domain) continue;
         oldest = std::min(oldest, d.since);
         if (d.since <= opset && (!best || d.since > best->since)) best = &d;
     }
+    const std::string name =
+        domain.empty() ? std::string(op_type) : fmt::format("{}.{}", domain, op_type);
     if (oldest == std::numeric_limits<int>::max()) {
-        *why = fmt::format("unsupported operator {}", op_type);
+        *why = fmt::format("unsupported operator {}", name);
         return nullptr;
     }
-    if (opset > kMaxOpset) {
+    const int64_t newest = domain.empty() ? kMaxOpset : kMaxContribOpset;
+    if (opset > newest) {
         *why = fmt::format(
-            "unsupported opset {} for {} (this runtime knows the default domain up "
+            "unsupported opset {} for {} (this runtime knows the {} domain up "
             "to opset {})",
-            opset, op_type, kMaxOpset);
+            opset, name, domain.empty() ? "default" : std::string(domain), newest);
         return nullptr;
     }
     if (!best) {
-        *why = fmt::format("unsupported opset {} for {} (supported from opset {})", opset, op_type,
+        *why = fmt::format("unsupported opset {} for {} (supported from opset {})", opset, name,
                            oldest);
         return nullptr;
     }

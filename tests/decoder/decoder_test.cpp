@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -200,6 +201,61 @@ INSTANTIATE_TEST_SUITE_P(
     Tiny, DecoderQuantized,
     ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
                        ::testing::Values("Q4_0", "Q8_0", "Q4_K_M", "Q6_K", "IQ4_XS")),
+    [](const auto &info) {
+        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+        for (char &c : s)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        return s;
+    });
+
+// --weights nbits (MatMulNBits, GatherBlockQuantized) in the executor: within 2e-3 of the logits'
+// spread from the exact (packed) export of the same file, and verify passes.
+class DecoderNbits : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(DecoderNbits, AgreesWithTheExactExportAndLlamaCpp) {
+    REQUIRE_LLAMA();
+    const auto &[variant, type] = GetParam();
+    const std::string gguf = testkit::decoder_gguf(variant, type);
+    const std::string nbits = testkit::decoder_package(variant, type, 21, true);
+    const verify::DecoderReport r = verify_package(gguf, nbits, 2);
+    EXPECT_TRUE(r.pass) << describe(r);
+    const std::string exact = testkit::decoder_package(variant, type);
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+    auto logits = [&](const std::string &dir) {
+        runtime::Session session(runtime::Model::load(dir + "/onnx/model.onnx"));
+        runtime::Inputs in;
+        for (int64_t il = 0; il < h.n_layer; ++il)
+            for (const char *kv : {"key", "value"})
+                in[fmt::format("past_key_values.{}.{}", il, kv)] =
+                    Tensor::zeros(DataType::float32, Shape{1, h.n_head_kv, 0, h.head_dim});
+        const int64_t n = int64_t(kPrompt.size());
+        std::vector<int64_t> ids(kPrompt.begin(), kPrompt.end()), pos(n);
+        for (int64_t i = 0; i < n; ++i) pos[i] = i;
+        in["input_ids"] = Tensor::from_values(DataType::int64, Shape{1, n}, ids);
+        in["position_ids"] = Tensor::from_values(DataType::int64, Shape{1, n}, pos);
+        in["attention_mask"] =
+            Tensor::from_values(DataType::int64, Shape{1, n}, std::vector<int64_t>(n, 1));
+        for (auto &[name, t] : session.run(in))
+            if (name == "logits") return t.to_vector<float>();
+        return std::vector<float>();
+    };
+    const std::vector<float> a = logits(nbits), b = logits(exact);
+    ASSERT_EQ(a.size(), b.size());
+    const int64_t V = h.n_vocab;
+    for (size_t row = 0; row * V < b.size(); ++row) {
+        const auto [lo, hi] = std::minmax_element(b.begin() + row * V, b.begin() + (row + 1) * V);
+        double worst = 0;
+        for (int64_t i = 0; i < V; ++i)
+            worst = std::max(worst, std::fabs(double(a[row * V + i]) - b[row * V + i]));
+        EXPECT_LE(worst, 2e-3 * (*hi - *lo)) << "row " << row;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tiny, DecoderNbits,
+    ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "gemma3", "phi3"),
+                       ::testing::Values("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q4_K_M",
+                                         "Q5_K_M", "Q6_K")),
     [](const auto &info) {
         std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
         for (char &c : s)

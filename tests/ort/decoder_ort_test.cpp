@@ -202,6 +202,72 @@ INSTANTIATE_TEST_SUITE_P(
         return s;
     });
 
+// --weights nbits: onnxruntime's own MatMulNBits and GatherBlockQuantized, against the executor's
+// and against llama.cpp.
+class DecoderOrtNbits : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(DecoderOrtNbits, StepsAgreeWithExecutorAndLlamaCpp) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    const auto &[variant, type] = GetParam();
+    const std::string gguf = testkit::decoder_gguf(variant, type);
+    const std::string package = testkit::decoder_package(variant, type, kOrtOpset, true);
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+    constexpr int kSteps = 2;
+    const Reference ref = llama_reference(gguf, kSteps);
+    const std::vector<Step> plan = single_plan(ref, kSteps);
+    TempDir tmp;
+    const auto ort = run_in_ort(package, h, plan, tmp);
+    const auto ours = run_in_executor(package, h, plan);
+    const double tolerance = verify::decoder_tolerance(gguf).relative;
+    ASSERT_EQ(ort.size(), plan.size());
+    for (size_t s = 0; s < plan.size(); ++s) {
+        ASSERT_EQ(ort[s].size(), ref.logits[s].size()) << "step " << s;
+        EXPECT_LE(relative_gap(ort[s].data(), ours[s].data(), ours[s].size()), 1e-5)
+            << "step " << s << ": onnxruntime against the executor";
+        EXPECT_LE(spread_gap(ort[s], ref.logits[s], h.n_vocab), tolerance)
+            << "step " << s << ": onnxruntime against llama.cpp";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tiny, DecoderOrtNbits,
+    ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "phi3"),
+                       ::testing::Values("Q4_0", "Q8_0", "Q4_K_M", "Q6_K")),
+    [](const auto &info) {
+        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+        for (char &c : s)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        return s;
+    });
+
+// transformers.js loads an nbits package (Q4_0: MatMulNBits and GatherBlockQuantized) and its
+// greedy generate gives llama.cpp's greedy tokens.
+TEST(DecoderOrtNbitsModel, TransformersJsGeneratesLlamaCppsTokens) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    const std::string gguf = testkit::decoder_gguf("llama", "Q4_0");
+    const std::string package = testkit::decoder_package("llama", "Q4_0", kOrtOpset, true);
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+    constexpr int kNew = 8;
+    const Reference ref = llama_reference(gguf, kNew - 1);
+    std::vector<int64_t> want(kPrompt.begin(), kPrompt.end());
+    for (int32_t t : ref.chosen) {
+        want.push_back(t);
+        if (t == h.eos) break;
+    }
+    std::string ids;
+    for (int32_t t : kPrompt) {
+        if (!ids.empty()) ids += ',';
+        ids += std::to_string(t);
+    }
+    const RunResult r = testkit::run({kNode, kTjsDriver, package, ids, std::to_string(kNew)});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<int64_t> got = nlohmann::json::parse(r.out).get<std::vector<int64_t>>();
+    if (got.size() > want.size()) got.resize(want.size());
+    EXPECT_EQ(got, want) << r.out;
+}
+
 class DecoderOrtModel : public ::testing::TestWithParam<std::string> {};
 
 // Batch 2, the second prompt 5 tokens shorter and padded on the left, prefill and one step:

@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bump when the tiny models or the exporter's output change meaning: it names the cache folder.
-constexpr const char *kVersion = "decoders-1";
+constexpr const char *kVersion = "decoders-2";
 
 fs::path cache_dir() {
     return fs::path(GGUFTOOL_TESTKIT_CACHE_DIR) / kVersion;
@@ -68,15 +68,18 @@ std::string decoder_gguf(const std::string &variant, const std::string &type) {
     return make_gguf(variant, type);
 }
 
-std::string decoder_package(const std::string &variant, const std::string &type, int opset) {
+std::string decoder_package(const std::string &variant, const std::string &type, int opset,
+                            bool nbits) {
     Lock lock;
     const std::string gguf = make_gguf(variant, type);
-    const fs::path dir = cache_dir() / (variant + "-" + type + "-opset" + std::to_string(opset));
+    const fs::path dir = cache_dir() / (variant + "-" + type + "-opset" + std::to_string(opset) +
+                                         (nbits ? "-nbits" : ""));
     if (fs::exists(dir / "onnx" / "model.onnx")) return dir.string();
     std::error_code ec;
     fs::remove_all(dir, ec);
     decoder::Options o;
     if (opset != 29) o.opset = opset;
+    if (nbits) o.weights = decoder::Weights::nbits;
     decoder::export_decoder(gguf::Model::open(gguf), dir.string(), o);
     return dir.string();
 }

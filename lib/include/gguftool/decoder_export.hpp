@@ -26,6 +26,7 @@
 
 #include "gguftool/data_type.hpp"
 #include "gguftool/gguf.hpp"
+#include "gguftool/types.hpp"
 
 namespace gguftool::decoder {
 
@@ -105,5 +106,17 @@ struct Result {
 // Writes the package to `out_dir`, which must not exist (or be an empty directory). Throws
 // gguftool::Error; nothing is left behind.
 Result export_decoder(const gguf::Model &model, const std::string &out_dir, const Options &options);
+
+// MatMulNBits operands of a GGUF format (lib/onnx/decoder_nbits.cpp): its bits (4 or 8), block size and
+// whether it needs float zero points; nullopt for a format with no mapping.
+struct NbitsForm {
+    int bits, block;
+    bool float_zero_points;
+};
+std::optional<NbitsForm> nbits_form(GgmlType type);
+// `rows` rows of K elements of `type` at `src` into B [rows][K/block][block·bits/8], scales
+// [rows][K/block] and, when the form has them, zero points (same shape).
+void nbits_rows(GgmlType type, const uint8_t *src, int64_t rows, int64_t K, uint8_t *b,
+                float *scales, float *zps);
 
 }  // namespace gguftool::decoder

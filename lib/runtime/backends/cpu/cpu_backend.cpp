@@ -32,7 +32,7 @@ uint8_t *mutable_bytes(DeviceTensor &t) {
 CpuBackend::CpuBackend(unsigned threads) : threads_(threads) {
     for (const std::span<const CpuKernel> rows :
          {where_neg_kernels(), compare_kernels(), unary_kernels(), expand_kernels(),
-          matmul_kernels(), reduce_kernels()})
+          matmul_kernels(), reduce_kernels(), nbits_kernels()})
         for (const CpuKernel &k : rows)
             register_kernel(k.op_type, [this, run = k.run](const KernelArgs &a) { run(*this, a); });
 }

@@ -18,7 +18,8 @@ std::span<const CpuKernel> where_neg_kernels();  // Where, Neg
 std::span<const CpuKernel> compare_kernels();    // Greater, Less, ..., And, Or (cpu_binary.cpp)
 std::span<const CpuKernel> unary_kernels();      // Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Not
 std::span<const CpuKernel> expand_kernels();     // Expand (cpu_layout.cpp)
-std::span<const CpuKernel> matmul_kernels();     // MatMul, Gemm (OpenBLAS)
+std::span<const CpuKernel> matmul_kernels();
+std::span<const CpuKernel> nbits_kernels();  // com.microsoft MatMulNBits, GatherBlockQuantized     // MatMul, Gemm (OpenBLAS)
 std::span<const CpuKernel> reduce_kernels();     // Softmax, ReduceMean
 
 class CpuBackend final : public Backend {
@@ -56,6 +57,10 @@ private:
 // Host bytes of a CPU tensor (throws if the tensor belongs to another backend).
 const uint8_t *bytes(const DeviceTensor &t);
 uint8_t *mutable_bytes(DeviceTensor &t);
+
+// C [m, n] = A [m, k] · B [n, k]ᵀ, float32, row major, on `threads` threads (cpu_matmul.cpp).
+void sgemm_abt(const float *a, const float *b, float *c, uint64_t m, uint64_t n, uint64_t k,
+               unsigned threads);
 
 // Cast (cpu_cast.cpp).
 void cast(const DeviceTensor &x, DeviceTensor &y, unsigned threads);

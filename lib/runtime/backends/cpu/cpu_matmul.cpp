@@ -239,6 +239,16 @@ void gemm_kernel(CpuBackend &cpu, const KernelArgs &args) {
 
 }  // namespace
 
+void sgemm_abt(const float *a, const float *b, float *c, uint64_t m, uint64_t n, uint64_t k,
+               unsigned threads) {
+    Product<float> p;
+    p.trans_b = true;
+    p.m = m, p.n = n, p.k = k;
+    p.a = a, p.b = b, p.c = c;
+    p.lda = k, p.ldb = k, p.ldc = n;
+    run_products(std::vector<Product<float>>{p}, threads);
+}
+
 std::span<const CpuKernel> matmul_kernels() {
     static constexpr CpuKernel rows[] = {
         {"MatMul", matmul},
