@@ -12,6 +12,9 @@
 namespace gguftool::rttest {
 namespace {
 
+using rt::Capability;
+using rt::shape_string;
+
 #define EXPECT_HAS(haystack, needle) \
     EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 
