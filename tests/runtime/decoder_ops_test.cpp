@@ -722,7 +722,8 @@ TEST(DecoderOps, DtypeInferenceThroughAChain) {
                   .second.to_vector<uint8_t>(),
               (std::vector<uint8_t>{1, 1}));
     try {
-        rt::Session bare(g.model(), std::make_unique<Recording>(&queries, false));
+        rt::Session bare(g.model(), std::make_unique<Recording>(&queries, false),
+                         rt::RunOptions{.fallback = false});
         ADD_FAILURE() << "a backend without a MatMul kernel ran MatMul";
     } catch (const Error &e) {
         EXPECT_HAS(std::string(e.what()), "MatMul");
