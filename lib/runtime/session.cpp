@@ -377,6 +377,11 @@ std::string placement_summary(const std::vector<NodePlacement> &placement) {
             g = on->groups.insert(on->groups.end(), Group{p.op_type, p.reason});
         ++g->nodes;
     }
+    // The session's backend (whose nodes need no reason) first.
+    std::stable_partition(ons.begin(), ons.end(), [](const On &o) {
+        return std::all_of(o.groups.begin(), o.groups.end(),
+                           [](const Group &g) { return g.reason.empty(); });
+    });
     std::vector<std::string> parts;
     for (On &on : ons) {
         std::stable_sort(on.groups.begin(), on.groups.end(),
