@@ -131,21 +131,24 @@ void print_lowered_summary(const std::vector<rt::NodeProfile> &profile, bool cal
     }
 }
 
-// The per-node table; a `calls` column when the backend launches device operators.
+// The per-node table; a `backend` column for a backend other than the CPU (whose nodes may fall
+// back to the CPU), a `calls` column when the backend launches device operators.
 void print_benchmark(const std::vector<rt::NodeProfile> &profile, double total_seconds,
-                     bool calls) {
+                     bool backends, bool calls) {
     size_t width = 9;  // "all nodes"
     for (const rt::NodeProfile &p : profile) width = std::max(width, p.node.size());
     width = std::min<size_t>(width, 48);
     const auto row = [&](std::string_view node, std::string_view op, double seconds, uint64_t bytes,
-                         std::string_view rate, uint64_t n) {
+                         std::string_view rate, std::string_view backend, uint64_t n) {
         fmt::print("{:<{}}  {:<20}  {:>10.3f}  {:>12}  {:>8}", node, width, op, seconds * 1e3,
                    bytes, rate);
+        if (backends) fmt::print("  {:<7}", backend);
         if (calls) fmt::print("  {:>6}", n);
         fmt::print("\n");
     };
-    fmt::print("\n{:<{}}  {:<20}  {:>10}  {:>12}  {:>8}{}\n", "node", width, "op", "time ms",
-               "bytes", "GB/s", calls ? fmt::format("  {:>6}", "calls") : "");
+    fmt::print("\n{:<{}}  {:<20}  {:>10}  {:>12}  {:>8}{}{}\n", "node", width, "op", "time ms",
+               "bytes", "GB/s", backends ? fmt::format("  {:<7}", "backend") : "",
+               calls ? fmt::format("  {:>6}", "calls") : "");
     double node_seconds = 0;
     uint64_t node_bytes = 0, node_calls = 0;
     for (const rt::NodeProfile &p : profile) {
@@ -155,12 +158,12 @@ void print_benchmark(const std::vector<rt::NodeProfile> &profile, double total_s
         node_calls += p.device_calls;
         const std::string rate =
             bytes && p.seconds > 0 ? fmt::format("{:.2f}", bytes / p.seconds / 1e9) : "-";
-        row(p.node, p.op, p.seconds, bytes, rate, p.device_calls);
+        row(p.node, p.op, p.seconds, bytes, rate, p.backend, p.device_calls);
     }
     const std::string rate = node_bytes && node_seconds > 0
                                  ? fmt::format("{:.2f}", node_bytes / node_seconds / 1e9)
                                  : "-";
-    row("all nodes", "", node_seconds, node_bytes, rate, node_calls);
+    row("all nodes", "", node_seconds, node_bytes, rate, "", node_calls);
     fmt::print("wall time (load excluded, output handling included): {:.3f} ms\n",
                total_seconds * 1e3);
     print_lowered_summary(profile, calls);
@@ -191,7 +194,11 @@ int run_model(const Options &opt) {
     if (!opt.compare.empty()) gguf = std::make_unique<gguf::Model>(gguf::Model::open(opt.compare));
     if (!opt.output_dir.empty()) std::filesystem::create_directories(opt.output_dir);
 
-    rt::Session session(model, make_backend(opt), opt.benchmark);
+    rt::Session session(model, make_backend(opt),
+                        rt::RunOptions{.threads = opt.threads, .profile = opt.benchmark});
+    // Where the nodes run: on the backend, or on the CPU for what the backend cannot run.
+    if (session.backend().name() != "cpu")
+        fmt::print(stderr, "{}\n", rt::placement_summary(session.placement()));
     CompareTally tally;
     std::set<std::string> files;
     // The table of outputs: the summary (the default), or --compare's results.
@@ -223,7 +230,8 @@ int run_model(const Options &opt) {
         fmt::print("compare: {} match, {} differ, {} not compared\n", tally.matched,
                    tally.differing, tally.not_compared);
     if (opt.benchmark)
-        print_benchmark(session.profile(), seconds, session.backend().device_calls() > 0);
+        print_benchmark(session.profile(), seconds, session.backend().name() != "cpu",
+                        session.backend().device_calls() > 0);
     return tally.differing ? kExitInvalid : kExitOk;
 }
 

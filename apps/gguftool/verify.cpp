@@ -178,6 +178,10 @@ int run(const Options &opt) {
     o.on_backend = [](const runtime::Backend &b) {
         if (b.name() != "cpu") fmt::print(stderr, "backend: {}\n", b.description());
     };
+    if (opt.backend != "cpu")
+        o.on_placement = [](const std::vector<runtime::NodePlacement> &p) {
+            fmt::print(stderr, "{}\n", runtime::placement_summary(p));
+        };
 
     std::unique_ptr<ProgressBar> bar;
     if (::isatty(STDERR_FILENO)) {
@@ -239,6 +243,10 @@ int run_decoder(const Options &opt) {
     o.steps = opt.steps;
     o.threads = opt.threads;
     o.backend = opt.backend;
+    if (opt.backend != "cpu")
+        o.on_placement = [](const std::vector<runtime::NodePlacement> &p) {
+            fmt::print(stderr, "{}\n", runtime::placement_summary(p));
+        };
     if (o.ids.empty() && o.prompt.empty()) o.prompt = "The capital of France is";
     const vf::DecoderReport r = vf::verify_decoder(opt.file, opt.decoder_dir, o);
     if (opt.json) {

@@ -1,7 +1,8 @@
 // fit_to_backend: one OpQuery per node, then lowering when a node asks for it. gguftool lower
 // rewrites every DequantizePacked and Unpack node of the graph (at lower::kMaxOpset), so after
 // it the backend is asked again about the nodes that now exist; a node it still wants lowered is
-// refused like one it cannot run.
+// refused like one it cannot run. With a fallback backend, a node the backend cannot run is asked
+// about there and placed on it; only what neither runs is refused.
 #include "backend_fit.hpp"
 
 #include <fmt/format.h>
@@ -50,17 +51,40 @@ Capability answer(const Backend &backend, const Node &node, NodeDtypes types) {
     return backend.query(op_query(node, std::move(types)));
 }
 
-std::vector<Capability> ask(const Model &model, const Backend &backend) {
+std::vector<Capability> ask(const Model &model, const Backend &backend,
+                            const std::vector<NodeDtypes> &types) {
     const Model::Impl &m = model.impl();
-    std::vector<NodeDtypes> types = infer_dtypes(m);
     std::vector<Capability> answers;
     answers.reserve(m.order.size());
     for (size_t i = 0; i < m.order.size(); ++i)
-        answers.push_back(answer(backend, m.order[i], std::move(types[i])));
+        answers.push_back(answer(backend, m.order[i], types[i]));
     return answers;
 }
 
-// The one Error for every node refused (`again`: answers after the lowering).
+std::string relowered(const Node &node) {
+    return fmt::format(
+        "{}: still asked to be lowered after the lowering (gguftool lower rewrites "
+        "DequantizePacked and Unpack only)",
+        node.label);
+}
+
+// The one Error for every node refused: `lines` (one per node), after `what` ("the cpu backend
+// cannot run").
+void refuse(const Model &model, std::vector<std::string> lines, const std::string &what,
+            bool again) {
+    if (lines.empty()) return;
+    const size_t n = lines.size();
+    if (n > kListedRefusals) {
+        lines.resize(kListedRefusals);
+        lines.push_back(fmt::format("and {} more", n - kListedRefusals));
+    }
+    throw Error(model.impl().name, std::nullopt,
+                fmt::format("{} {} {}{}:\n  {}", what, n, n == 1 ? "node" : "nodes",
+                            again ? " of the lowered graph" : "", fmt::join(lines, "\n  ")));
+}
+
+// Without a fallback: every node the backend cannot run (`again`: answers after the lowering,
+// where a node still asking to be lowered is refused too).
 void refuse(const Model &model, const std::vector<Capability> &answers, const Backend &backend,
             bool again) {
     const Model::Impl &m = model.impl();
@@ -69,21 +93,44 @@ void refuse(const Model &model, const std::vector<Capability> &answers, const Ba
         if (answers[i].kind == Kind::unsupported)
             lines.push_back(fmt::format("{}: {}", m.order[i].label, answers[i].reason));
         else if (answers[i].kind == Kind::lowered && again)
-            lines.push_back(
-                fmt::format("{}: still asked to be lowered after the lowering (gguftool "
-                            "lower rewrites DequantizePacked and Unpack only)",
-                            m.order[i].label));
+            lines.push_back(relowered(m.order[i]));
     }
-    if (lines.empty()) return;
-    const size_t n = lines.size();
-    if (n > kListedRefusals) {
-        lines.resize(kListedRefusals);
-        lines.push_back(fmt::format("and {} more", n - kListedRefusals));
+    refuse(model, std::move(lines), fmt::format("the {} backend cannot run", backend.name()),
+           again);
+}
+
+// With a fallback: each node the backend cannot run is asked about on the fallback and placed
+// there when it runs it natively; the nodes neither runs (and any still asking to be lowered) are
+// refused, with both answers.
+void place(const Model &model, const std::vector<Capability> &answers,
+           const std::vector<NodeDtypes> &types, const Backend &backend, const Backend &fallback,
+           bool again, FittedModel &fitted) {
+    const Model::Impl &m = model.impl();
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < answers.size(); ++i) {
+        if (answers[i].kind == Kind::lowered) {
+            lines.push_back(relowered(m.order[i]));
+            continue;
+        }
+        if (answers[i].kind != Kind::unsupported) continue;
+        const Capability there = answer(fallback, m.order[i], types[i]);
+        if (there.kind != Kind::native) {
+            lines.push_back(fmt::format(
+                "{}: {}; the {} backend: {}", m.order[i].label, answers[i].reason, fallback.name(),
+                there.kind == Kind::lowered ? "asks to have it lowered" : there.reason));
+            continue;
+        }
+        if (fitted.on.empty()) {
+            fitted.on.assign(answers.size(), 0);
+            fitted.reasons.assign(answers.size(), std::string());
+        }
+        fitted.on[i] = 1;
+        fitted.reasons[i] = answers[i].reason;
     }
-    throw Error(m.name, std::nullopt,
-                fmt::format("the {} backend cannot run {} {}{}:\n  {}", backend.name(), n,
-                            n == 1 ? "node" : "nodes", again ? " of the lowered graph" : "",
-                            fmt::join(lines, "\n  ")));
+    refuse(model, std::move(lines),
+           fmt::format("neither the {} backend nor the {} backend can run", backend.name(),
+                       fallback.name()),
+           again);
 }
 
 // NodeProfile::lowered_from of a node that gets lowered: "\"name\" (DequantizePacked-29, q4_K)".
@@ -122,12 +169,17 @@ std::vector<std::string> lowered_origins(const Model &original, const Model &low
 
 }  // namespace
 
-FittedModel fit_to_backend(Model model, const Backend &backend) {
-    const std::vector<Capability> answers = ask(model, backend);
-    refuse(model, answers, backend, false);
+FittedModel fit_to_backend(Model model, const Backend &backend, const Backend *fallback) {
+    std::vector<NodeDtypes> types = infer_dtypes(model.impl());
+    std::vector<Capability> answers = ask(model, backend, types);
+    if (!fallback) refuse(model, answers, backend, false);
     const bool lower = std::any_of(answers.begin(), answers.end(),
                                    [](const Capability &c) { return c.kind == Kind::lowered; });
-    if (!lower) return {std::move(model), {}};
+    if (!lower) {
+        FittedModel fitted{std::move(model), {}, {}, {}};
+        if (fallback) place(fitted.model, answers, types, backend, *fallback, false, fitted);
+        return fitted;
+    }
 
     const Model::Impl &m = model.impl();
     onnx::ModelProto copy = *m.proto;
@@ -138,9 +190,13 @@ FittedModel fit_to_backend(Model model, const Backend &backend) {
                     fmt::format("lowering for the {} backend: {}", backend.name(), e.problem()));
     }
     Model lowered = Model::from_proto(copy, m.base_dir, m.name);
-    refuse(lowered, ask(lowered, backend), backend, true);
+    types = infer_dtypes(lowered.impl());
+    answers = ask(lowered, backend, types);
+    if (!fallback) refuse(lowered, answers, backend, true);
     std::vector<std::string> origins = lowered_origins(model, lowered);
-    return {std::move(lowered), std::move(origins)};
+    FittedModel fitted{std::move(lowered), std::move(origins), {}, {}};
+    if (fallback) place(fitted.model, answers, types, backend, *fallback, true, fitted);
+    return fitted;
 }
 
 }  // namespace gguftool::runtime::detail

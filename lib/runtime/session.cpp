@@ -1,10 +1,14 @@
-// Running a model: fit it to the backend and upload its initializers once (construction); then
-// per run bind inputs, execute nodes in order on the backend, hand out graph outputs, free
-// intermediates after their last use.
+// Running a model: fit it to the backend (placing what it cannot run on a fallback CPU backend)
+// and upload its initializers once (construction); then per run bind inputs, execute nodes in
+// order each on its backend, copy values between backends where a node's input lives on the
+// other, hand out graph outputs, free intermediates after their last use.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <new>
+#include <optional>
 #include <unordered_map>
 
 #include "backend_fit.hpp"
@@ -14,6 +18,19 @@ namespace gguftool::runtime {
 namespace {
 
 using ModelImpl = Model::Impl;
+
+// The backends of a session: its own, and the CPU backend its fallback nodes run on.
+constexpr size_t kMaxBackends = 2;
+// A value on each backend that has it (a null buffer where one has not).
+using Copies = std::array<DeviceTensor, kMaxBackends>;
+// Per graph input and initializer: the backends (bit k: backends[k]) whose nodes read it.
+using UsedOn = std::unordered_map<std::string, unsigned>;
+
+Copies on_one(size_t k, DeviceTensor t) {
+    Copies c;
+    c[k] = std::move(t);
+    return c;
+}
 
 void check_declared(const ValueInfo &info, const Tensor &t, const std::string &where,
                     const char *kind) {
@@ -34,13 +51,15 @@ void check_declared(const ValueInfo &info, const Tensor &t, const std::string &w
     }
 }
 
-// The values of one run on the backend: the live tensors, the uses each has left (consuming
-// nodes, plus one per listing as a graph output) and the graph outputs not handed out yet. A
-// value is handed out as soon as it exists and freed after its last use.
+// The values of one run on the backends: the live tensors (on each backend that has them), the
+// uses each has left (consuming nodes, plus one per listing as a graph output) and the graph
+// outputs not handed out yet. A value is handed out as soon as it exists and freed, with its
+// copies, after its last use.
 class RunValues {
 public:
-    RunValues(const ModelImpl &m, Backend &backend, const OutputCallback &on_output)
-        : m_(m), backend_(backend), on_output_(on_output) {
+    RunValues(const ModelImpl &m, std::span<const std::unique_ptr<Backend>> backends,
+              const UsedOn &used_on, const OutputCallback &on_output)
+        : m_(m), backends_(backends), used_on_(used_on), on_output_(on_output) {
         for (const ModelImpl::Node &n : m.order)
             for (const std::string &in : n.proto->input())
                 if (!in.empty()) ++uses_[in];
@@ -49,8 +68,7 @@ public:
 
     // Binds the inputs: every declared input must be fed; initializers (`resident`) can be
     // overridden.
-    void bind(const Inputs &inputs,
-              const std::vector<std::pair<std::string, DeviceTensor>> &resident) {
+    void bind(const Inputs &inputs, const std::vector<std::pair<std::string, Copies>> &resident) {
         const std::string &where = m_.name;
         for (const auto &[name, tensor] : inputs) {
             const ValueInfo *info = nullptr;
@@ -69,7 +87,8 @@ public:
                 throw Error(where, std::nullopt,
                             fmt::format("graph input \"{}\" is undefined", name));
             check_declared(*info, tensor, where, "input");
-            values_[name] = backend_.upload(tensor);
+            Copies &c = values_[name];
+            for (size_t k : backends_for(name)) c[k] = backends_[k]->upload(tensor);
         }
         for (const ValueInfo &v : m_.inputs)
             if (!inputs.count(v.name))
@@ -83,27 +102,43 @@ public:
         }
     }
 
-    // A node's inputs (nullptr for an absent optional one); adds the bytes they hold to `bytes`.
-    std::vector<const DeviceTensor *> inputs_of(const onnx::NodeProto &p, uint64_t &bytes) const {
+    // The backends an input or initializer is put on: those whose nodes read it, or the
+    // session's own.
+    std::vector<size_t> backends_for(const std::string &name) const {
+        const auto it = used_on_.find(name);
+        const unsigned mask = it == used_on_.end() || it->second == 0 ? 1u : it->second;
+        std::vector<size_t> ks;
+        for (size_t k = 0; k < backends_.size(); ++k)
+            if (mask & (1u << k)) ks.push_back(k);
+        return ks;
+    }
+
+    // A node's inputs on backend `k` (nullptr for an absent optional one), each copied there
+    // first when it lives on the other backend only (kept for later readers on `k`), unless the
+    // node reads shapes only (`shapes_only`: Shape); adds the bytes they hold to `bytes`.
+    std::vector<const DeviceTensor *> inputs_of(const onnx::NodeProto &p, size_t k,
+                                                bool shapes_only, uint64_t &bytes) {
         std::vector<const DeviceTensor *> in;
         for (const std::string &name : p.input()) {
             if (name.empty()) {
                 in.push_back(nullptr);
                 continue;
             }
-            const DeviceTensor &t = values_.at(name);
+            Copies &c = values_.at(name);
+            if (!c[k].buffer && !shapes_only) c[k] = copied(c, k);
+            const DeviceTensor &t = c[k].buffer ? c[k] : *any(c);
             in.push_back(&t);
             bytes += t.nbytes();
         }
         return in;
     }
 
-    // Keeps a node's outputs, hands out those that are graph outputs, and frees what no node
-    // will use again.
-    void store(const onnx::NodeProto &p, std::vector<DeviceTensor> &outputs) {
-        for (int k = 0; k < p.output_size(); ++k) {
-            values_[p.output(k)] = std::move(outputs[size_t(k)]);
-            emit_if_output(p.output(k));
+    // Keeps a node's outputs (on backend `k`), hands out those that are graph outputs, and frees
+    // what no node will use again.
+    void store(const onnx::NodeProto &p, size_t k, std::vector<DeviceTensor> &outputs) {
+        for (int i = 0; i < p.output_size(); ++i) {
+            values_[p.output(i)] = on_one(k, std::move(outputs[size_t(i)]));
+            emit_if_output(p.output(i));
         }
         for (const std::string &name : p.input()) {
             if (name.empty()) continue;
@@ -114,10 +149,25 @@ public:
     }
 
 private:
+    // A copy that exists: the last backend's first (the fallback CPU's costs no transfer).
+    const DeviceTensor *any(const Copies &c) const {
+        for (size_t k = backends_.size(); k-- > 0;)
+            if (c[k].buffer) return &c[k];
+        throw Error("internal error: a value on no backend");
+    }
+    size_t index_of(const Copies &c, const DeviceTensor *t) const { return size_t(t - c.data()); }
+    // The value of `c` on backend `k`: downloaded from where it is, uploaded there.
+    DeviceTensor copied(const Copies &c, size_t k) {
+        const DeviceTensor *from = any(c);
+        return backends_[k]->upload(backends_[index_of(c, from)]->download(*from));
+    }
+
     void emit_if_output(const std::string &name) {
         const auto it = pending_outputs_.find(name);
         if (it == pending_outputs_.end()) return;
-        const Tensor host = backend_.download(values_.at(name));
+        const Copies &c = values_.at(name);
+        const DeviceTensor *t = any(c);
+        const Tensor host = backends_[index_of(c, t)]->download(*t);
         for (const ValueInfo &o : m_.outputs)
             if (o.name == name) check_declared(o, host, m_.name, "output");
         for (size_t k = 0; k < it->second; ++k) on_output_(name, host);
@@ -132,25 +182,31 @@ private:
     }
 
     const ModelImpl &m_;
-    Backend &backend_;
+    std::span<const std::unique_ptr<Backend>> backends_;
+    const UsedOn &used_on_;
     const OutputCallback &on_output_;
     std::unordered_map<std::string, size_t> uses_;
     std::unordered_map<std::string, size_t> pending_outputs_;
-    std::unordered_map<std::string, DeviceTensor> values_;
+    std::unordered_map<std::string, Copies> values_;
 };
 
 }  // namespace
 
 struct Session::Impl {
     Model model;  // as fitted to the backend (lowered where it asked)
-    std::unique_ptr<Backend> backend;
+    // [0] the session's backend; [1] the CPU backend, when some node falls back to it.
+    std::vector<std::unique_ptr<Backend>> backends;
+    std::vector<uint8_t> on;  // per node of model's order: its backend; empty: all on [0]
+    UsedOn used_on;           // empty with one backend
+    std::vector<NodePlacement> placement;
     bool profile = false;
     std::vector<NodeProfile> profiles;
     std::vector<std::string> lowered_from;  // per node of model's order, or empty
-    // Every initializer, uploaded once at construction and used by every run.
-    std::vector<std::pair<std::string, DeviceTensor>> resident;
+    // Every initializer, uploaded once at construction (to each backend that reads it) and used
+    // by every run.
+    std::vector<std::pair<std::string, Copies>> resident;
 
-    // Runs node `index` of the model's order on the backend (and records its profile).
+    // Runs node `index` of the model's order on its backend (and records its profile).
     void run_node(size_t index, RunValues &values, detail::ExternalData &external);
 };
 
@@ -158,16 +214,29 @@ void Session::Impl::run_node(size_t index, RunValues &values, detail::ExternalDa
     const Model::Impl &m = model.impl();
     const ModelImpl::Node &node = m.order[index];
     const onnx::NodeProto &p = *node.proto;
+    const size_t k = on.empty() ? 0 : on[index];
+    Backend &backend = *backends[k];
     uint64_t bytes_read = 0;
-    detail::OpContext ctx(*node.op, p, *backend, external, values.inputs_of(p, bytes_read));
-    const uint64_t calls_before = profile ? backend->device_calls() : 0;
+    std::optional<detail::OpContext> context;
+    try {
+        context.emplace(*node.op, p, backend, external,
+                        values.inputs_of(p, k, node.op->op_type == "Shape", bytes_read));
+    } catch (const std::bad_alloc &) {
+        throw Error(m.name, std::nullopt, fmt::format("{}: out of memory", node.label));
+    } catch (const std::exception &e) {
+        throw Error(m.name, std::nullopt,
+                    fmt::format("{}: copying its inputs to the {} backend: {}", node.label,
+                                backend.name(), e.what()));
+    }
+    detail::OpContext &ctx = *context;
+    const uint64_t calls_before = profile ? backend.device_calls() : 0;
     const auto start = std::chrono::steady_clock::now();
     try {
         node.op->run(ctx);
         for (size_t k = 0; k < ctx.outputs().size(); ++k)
             if (!ctx.outputs()[k].buffer) throw Error(fmt::format("output {} was not computed", k));
         // A device computes asynchronously: a node's time is until its work has finished.
-        if (profile) backend->synchronize();
+        if (profile) backend.synchronize();
     } catch (const std::bad_alloc &) {
         throw Error(m.name, std::nullopt, fmt::format("{}: out of memory", node.label));
     } catch (const std::exception &e) {
@@ -181,37 +250,65 @@ void Session::Impl::run_node(size_t index, RunValues &values, detail::ExternalDa
         // Views move no data.
         if (node.op->view) bytes_read = written = 0;
         profiles.push_back({node.name, fmt::format("{}-{}", p.op_type(), node.version), seconds,
-                            bytes_read, written, backend->device_calls() - calls_before,
+                            bytes_read, written, backend.device_calls() - calls_before,
+                            backend.name(),
                             lowered_from.empty() ? std::string() : lowered_from[index]});
     }
-    values.store(p, ctx.outputs());
+    values.store(p, k, ctx.outputs());
 }
 
 Session::Session(Model model, const RunOptions &options)
     : Session(std::move(model),
               make_backend(options.backend,
                            BackendOptions{.threads = options.threads, .device = options.device}),
-              options.profile) {}
+              options) {}
 
 Session::Session(Model model, std::unique_ptr<Backend> backend, bool profile)
+    : Session(std::move(model), std::move(backend), RunOptions{.profile = profile}) {}
+
+Session::Session(Model model, std::unique_ptr<Backend> backend, const RunOptions &options)
     : impl_(std::make_unique<Impl>()) {
-    detail::FittedModel fitted = detail::fit_to_backend(std::move(model), *backend);
+    // A backend other than the CPU has the CPU to fall back on.
+    std::unique_ptr<Backend> cpu;
+    if (options.fallback && backend->name() != "cpu") cpu = make_cpu_backend(options.threads);
+    detail::FittedModel fitted = detail::fit_to_backend(std::move(model), *backend, cpu.get());
     impl_->model = std::move(fitted.model);
     impl_->lowered_from = std::move(fitted.lowered_from);
-    impl_->backend = std::move(backend);
-    impl_->profile = profile;
+    impl_->backends.push_back(std::move(backend));
+    if (!fitted.on.empty()) {
+        impl_->backends.push_back(std::move(cpu));
+        impl_->on = std::move(fitted.on);
+    }
+    impl_->profile = options.profile;
     const Model::Impl &m = impl_->model.impl();
+    impl_->placement.reserve(m.order.size());
+    for (size_t i = 0; i < m.order.size(); ++i) {
+        const size_t k = impl_->on.empty() ? 0 : impl_->on[i];
+        impl_->placement.push_back({m.order[i].name, m.order[i].proto->op_type(),
+                                    impl_->backends[k]->name(),
+                                    k == 0 ? std::string() : fitted.reasons[i]});
+        if (impl_->on.empty()) continue;
+        for (const std::string &in : m.order[i].proto->input())
+            if (!in.empty()) impl_->used_on[in] |= 1u << k;
+    }
     impl_->resident.reserve(m.initializers.size());
     for (const auto &[name, tensor] : m.initializers) {
-        try {
-            impl_->resident.emplace_back(name, impl_->backend->upload(tensor));
-        } catch (const std::bad_alloc &) {
-            throw Error(m.name, std::nullopt,
-                        fmt::format("initializer \"{}\": out of memory", name));
-        } catch (const std::exception &e) {
-            throw Error(m.name, std::nullopt,
-                        fmt::format("initializer \"{}\": {}", name, e.what()));
+        const auto it = impl_->used_on.find(name);
+        const unsigned mask = it == impl_->used_on.end() || it->second == 0 ? 1u : it->second;
+        Copies copies;
+        for (size_t k = 0; k < impl_->backends.size(); ++k) {
+            if (!(mask & (1u << k))) continue;
+            try {
+                copies[k] = impl_->backends[k]->upload(tensor);
+            } catch (const std::bad_alloc &) {
+                throw Error(m.name, std::nullopt,
+                            fmt::format("initializer \"{}\": out of memory", name));
+            } catch (const std::exception &e) {
+                throw Error(m.name, std::nullopt,
+                            fmt::format("initializer \"{}\": {}", name, e.what()));
+            }
         }
+        impl_->resident.emplace_back(name, std::move(copies));
     }
 }
 
@@ -225,7 +322,10 @@ const Model &Session::model() const {
     return impl_->model;
 }
 Backend &Session::backend() {
-    return *impl_->backend;
+    return *impl_->backends.front();
+}
+const std::vector<NodePlacement> &Session::placement() const {
+    return impl_->placement;
 }
 
 NamedTensors Session::run(const Inputs &inputs) {
@@ -240,16 +340,64 @@ NamedTensors Session::run(const Inputs &inputs) {
 void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
     const Model::Impl &m = impl_->model.impl();
     impl_->profiles.clear();
-    RunValues values(m, *impl_->backend, on_output);
+    RunValues values(m, impl_->backends, impl_->used_on, on_output);
     values.bind(inputs, impl_->resident);
     detail::ExternalData external(m.base_dir);  // for Constant nodes with external data
     for (size_t index = 0; index < m.order.size(); ++index)
         impl_->run_node(index, values, external);
     try {
-        impl_->backend->synchronize();
+        for (const std::unique_ptr<Backend> &b : impl_->backends) b->synchronize();
     } catch (const std::exception &e) {
         throw Error(m.name, std::nullopt, fmt::format("finishing the run: {}", e.what()));
     }
+}
+
+std::string placement_summary(const std::vector<NodePlacement> &placement) {
+    if (placement.empty()) return "placement: no nodes";
+    // Per backend (in order of first use): its nodes, and per operator type and reason.
+    struct Group {
+        std::string op, reason;
+        size_t nodes = 0;
+    };
+    struct On {
+        std::string backend;
+        size_t nodes = 0;
+        std::vector<Group> groups;
+    };
+    std::vector<On> ons;
+    for (const NodePlacement &p : placement) {
+        auto on = std::find_if(ons.begin(), ons.end(),
+                               [&](const On &o) { return o.backend == p.backend; });
+        if (on == ons.end()) on = ons.insert(ons.end(), On{p.backend, 0, {}});
+        ++on->nodes;
+        auto g = std::find_if(on->groups.begin(), on->groups.end(), [&](const Group &x) {
+            return x.op == p.op_type && x.reason == p.reason;
+        });
+        if (g == on->groups.end())
+            g = on->groups.insert(on->groups.end(), Group{p.op_type, p.reason});
+        ++g->nodes;
+    }
+    // The session's backend (whose nodes need no reason) first.
+    std::stable_partition(ons.begin(), ons.end(), [](const On &o) {
+        return std::all_of(o.groups.begin(), o.groups.end(),
+                           [](const Group &g) { return g.reason.empty(); });
+    });
+    std::vector<std::string> parts;
+    for (On &on : ons) {
+        std::stable_sort(on.groups.begin(), on.groups.end(),
+                         [](const Group &a, const Group &b) { return a.nodes > b.nodes; });
+        std::vector<std::string> groups;
+        bool reasons = false;
+        for (const Group &g : on.groups) {
+            groups.push_back(g.reason.empty() ? fmt::format("{} {}", g.op, g.nodes)
+                                              : fmt::format("{} {}: {}", g.op, g.nodes, g.reason));
+            reasons = reasons || !g.reason.empty();
+        }
+        parts.push_back(fmt::format("{} {}on {} ({})", on.nodes,
+                                    parts.empty() ? (on.nodes == 1 ? "node " : "nodes ") : "",
+                                    on.backend, fmt::join(groups, reasons ? "; " : ", ")));
+    }
+    return fmt::format("placement: {}", fmt::join(parts, ", "));
 }
 
 NamedTensors run_model(const std::string &model_path, const Inputs &inputs,

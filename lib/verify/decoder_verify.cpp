@@ -134,7 +134,9 @@ DecoderReport verify_decoder(const std::string &gguf_path, const std::string &pa
     runtime::RunOptions ro;
     ro.backend = opt.backend;
     ro.threads = opt.threads;
+    ro.device = opt.device;
     runtime::Session session(runtime::Model::load(model_path), ro);
+    if (opt.on_placement) opt.on_placement(session.placement());
     runtime::Inputs past;
     for (int64_t il = 0; il < h.n_layer; ++il)
         for (const char *kv : {"key", "value"})

@@ -106,7 +106,8 @@ void verify_onnx(Context &ctx, Report &report) {
         runtime::make_backend(opt.backend, {.threads = opt.threads, .device = opt.device});
     if (opt.on_backend) opt.on_backend(*backend);
     if (backend->name() != "cpu") report.decoding += " on " + backend->description();
-    runtime::Session session(onnx, std::move(backend));
+    runtime::Session session(onnx, std::move(backend), runtime::RunOptions{.threads = opt.threads});
+    if (opt.on_placement) opt.on_placement(session.placement());
     std::set<std::string> seen;
     session.run({}, [&](const std::string &name, const runtime::Tensor &value) {
         if (!selected(opt, name) || !seen.insert(name).second) return;

@@ -19,6 +19,11 @@
 #include "../cli/cli_support.hpp"
 #include "../support/format_cases.hpp"
 #include "../support/node_test_dirs.hpp"
+#include "../support/onnx_builder.hpp"
+#include "../support/tiny_decoder.hpp"
+#include "gguftool/decoder_export.hpp"
+#include "gguftool/gguf.hpp"
+#include "gguftool/llama_reference.hpp"
 #include "gguftool/lower.hpp"
 #include "gguftool/runtime.hpp"
 
@@ -191,6 +196,8 @@ onnx::ModelProto one_node(const std::string &op,
     return m;
 }
 
+// With the fallback refused, what the device cannot run is an error before anything runs; with
+// it (the default), the node runs on the CPU, the device's reason in the placement.
 TEST(Ascend, RefusesWhatItCannotRunBeforeRunning) {
     SKIP_WITHOUT_EMULATION();
     // Range over floats accumulates in a way aclnnArange does not.
@@ -199,6 +206,19 @@ TEST(Ascend, RefusesWhatItCannotRunBeforeRunning) {
         DataType::float32, 21));
     rt::RunOptions o;
     o.backend = "ascend";
+    {
+        rt::Session s(m, o);
+        ASSERT_EQ(s.placement().size(), 1u);
+        EXPECT_EQ(s.placement()[0].backend, "cpu");
+        EXPECT_NE(s.placement()[0].reason.find(kSoc), std::string::npos) << s.placement()[0].reason;
+        const rt::Inputs in = {
+            {"a", rt::Tensor::from_values(DataType::float32, {}, std::vector<float>{0.5f})},
+            {"b", rt::Tensor::from_values(DataType::float32, {}, std::vector<float>{2})},
+            {"c", rt::Tensor::from_values(DataType::float32, {}, std::vector<float>{0.25f})}};
+        EXPECT_EQ(s.run(in)[0].second.to_vector<float>(),
+                  (std::vector<float>{0.5f, 0.75f, 1, 1.25f, 1.5f, 1.75f}));
+    }
+    o.fallback = false;
     try {
         rt::Session s(m, o);
         FAIL() << "a float Range was accepted";
@@ -330,6 +350,204 @@ TEST(Ascend, DeviceCallsPerFormat) {
         const std::string cpu = std::filesystem::exists(log) ? std::to_string(aicpu) : "-";
         std::cout << fmt::format("{:<8}  {:>5}  {:>5}\n", type_name(c.type), calls, cpu);
     }
+}
+
+// A graph mixing operators the device runs (Add, Mul, Where, Neg, Shape) with some it does not
+// (MatMul, Tanh, Softmax, Greater: CPU kernels only): a value crosses to the other backend where
+// its reader runs there, an initializer is on each backend that reads it.
+testkit::ModelBuilder mixed_graph() {
+    testkit::ModelBuilder b(18, "mixed");
+    b.input("x", DataType::float32, {2, 3});
+    for (const char *o : {"h", "a", "y", "shp", "np"}) b.output(o);
+    b.initializer("w", rt::Tensor::from_values(DataType::float32, {3, 4},
+                                               std::vector<float>{0.5f, -1, 2, 0.25f, 1.5f, -0.75f,
+                                                                  3, 1, -2, 0.125f, 1, -0.5f}));
+    b.initializer("bias", rt::Tensor::from_values(DataType::float32, {4},
+                                                  std::vector<float>{0.1f, -0.2f, 0.3f, 0.7f}));
+    b.initializer("quarter",
+                  rt::Tensor::from_values(DataType::float32, {}, std::vector<float>{0.25f}));
+    b.node("MatMul", {"x", "w"}, {"h"}, {}, "mm");
+    b.node("Add", {"h", "bias"}, {"a"}, {}, "add");
+    b.node("Tanh", {"a"}, {"t"}, {}, "tanh");
+    b.node("Mul", {"t", "a"}, {"m"}, {}, "mul");
+    b.node("Softmax", {"m"}, {"p"}, {}, "soft");
+    b.node("Greater", {"p", "quarter"}, {"g"}, {}, "gt");
+    b.node("Where", {"g", "m", "bias"}, {"y"}, {}, "where");
+    b.node("Shape", {"p"}, {"shp"}, {}, "shape");
+    b.node("Neg", {"p"}, {"np"}, {}, "neg");
+    return b;
+}
+
+const rt::Inputs kMixedInputs = {
+    {"x", rt::Tensor::from_values(DataType::float32, {2, 3},
+                                  std::vector<float>{1, -2, 0.5f, 0.3f, 0.9f, -1.7f})}};
+
+TEST(Ascend, UnsupportedNodesFallBackToTheCpuWithTheCpuResults) {
+    SKIP_WITHOUT_EMULATION();
+    const rt::Model m = mixed_graph().model();
+    rt::RunOptions o;
+    o.backend = "ascend";
+    o.profile = true;
+    rt::Session s(m, o);
+    const std::map<std::string, std::string> want = {
+        {"mm", "cpu"}, {"add", "ascend"},   {"tanh", "cpu"},     {"mul", "ascend"}, {"soft", "cpu"},
+        {"gt", "cpu"}, {"where", "ascend"}, {"shape", "ascend"}, {"neg", "ascend"}};
+    ASSERT_EQ(s.placement().size(), want.size());
+    for (const rt::NodePlacement &p : s.placement()) {
+        EXPECT_EQ(p.backend, want.at(p.node)) << p.node;
+        EXPECT_EQ(p.reason.empty(), p.backend == "ascend") << p.node;
+        if (p.backend == "cpu") {
+            EXPECT_EQ(p.reason, "the ascend backend has no " + p.op_type) << p.node;
+        }
+    }
+    const std::string line = rt::placement_summary(s.placement());
+    std::cout << line << "\n";
+    EXPECT_EQ(line,
+              "placement: 5 nodes on ascend (Add 1, Mul 1, Where 1, Shape 1, Neg 1), 4 on cpu "
+              "(MatMul 1: the ascend backend has no MatMul; Tanh 1: the ascend backend has no "
+              "Tanh; Softmax 1: the ascend backend has no Softmax; Greater 1: the ascend backend "
+              "has no Greater)");
+
+    const rt::NamedTensors cpu = run_on(m, "cpu", kMixedInputs);
+    for (int run = 0; run < 2; ++run) {
+        const rt::NamedTensors dev = s.run(kMixedInputs);
+        ASSERT_EQ(dev.size(), cpu.size());
+        for (size_t i = 0; i < dev.size(); ++i) {
+            EXPECT_EQ(dev[i].first, cpu[i].first);
+            EXPECT_TRUE(same_bytes(dev[i].second, cpu[i].second)) << dev[i].first;
+        }
+    }
+    uint64_t calls = 0;
+    for (const rt::NodeProfile &p : s.profile()) {
+        EXPECT_EQ(p.backend, want.at(p.node)) << p.node;
+        if (p.backend == "cpu") {
+            EXPECT_EQ(p.device_calls, 0u) << p.node;
+        }
+        calls += p.device_calls;
+    }
+    EXPECT_GT(calls, 0u);
+
+    // Refusing the fallback restores the error that lists every node the device cannot run.
+    o.fallback = false;
+    try {
+        rt::Session refused(m, o);
+        FAIL() << "the session was made";
+    } catch (const Error &e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("the ascend backend cannot run 4 nodes"), std::string::npos) << msg;
+        for (const char *n : {"\"mm\" (MatMul-13)", "\"tanh\" (Tanh-13)", "\"soft\" (Softmax-13)",
+                              "\"gt\" (Greater-13)"})
+            EXPECT_NE(msg.find(n), std::string::npos) << n << "\n" << msg;
+    }
+}
+
+// The CLI: `run --backend ascend` prints the placement once on stderr, the outputs are the CPU's,
+// and --benchmark has the backend column.
+TEST(Ascend, RunPrintsThePlacement) {
+    SKIP_WITHOUT_EMULATION();
+    TempDir dir;
+    const std::string model = dir.file("mixed.onnx"), x = dir.file("x.npy");
+    mixed_graph().save(model);
+    rt::write_npy(x, kMixedInputs.at("x"));
+    const RunResult dev = run_gguftool({"run", model, "--backend", "ascend", "--input", "x=" + x,
+                                        "--output-dir", dir.file("dev"), "--benchmark"});
+    ASSERT_EQ(dev.status, 0) << dev.out << dev.err;
+    const size_t at = dev.err.find("placement: 5 nodes on ascend (Add 1,");
+    EXPECT_NE(at, std::string::npos) << dev.err;
+    EXPECT_EQ(dev.err.find("placement:", at + 1), std::string::npos) << dev.err;  // once
+    EXPECT_NE(dev.err.find("4 on cpu (MatMul 1: the ascend backend has no MatMul;"),
+              std::string::npos)
+        << dev.err;
+    EXPECT_NE(dev.out.find("backend"), std::string::npos) << dev.out;
+    const RunResult cpu =
+        run_gguftool({"run", model, "--input", "x=" + x, "--output-dir", dir.file("cpu")});
+    ASSERT_EQ(cpu.status, 0) << cpu.out << cpu.err;
+    EXPECT_EQ(cpu.err.find("placement"), std::string::npos) << cpu.err;
+    for (const char *o : {"h", "a", "y", "shp", "np"}) {
+        const rt::Tensor a = rt::read_npy(dir.file(fmt::format("dev/{}.npy", o)));
+        const rt::Tensor b = rt::read_npy(dir.file(fmt::format("cpu/{}.npy", o)));
+        EXPECT_TRUE(same_bytes(a, b)) << o;
+    }
+}
+
+// A whole decoder (to-onnx --graph decoder of the tiny llama) under the device: what it cannot
+// run (MatMul, Softmax, ReduceMean, Sqrt, ...) runs on the CPU; the logits and the KV cache of a
+// prefill and a step through the cache are the CPU backend's bit for bit (every device operator
+// the graph uses is exact on float32). With libllama, the Q8_0 model too: its DequantizePacked
+// nodes are lowered for the device first, then placed.
+void expect_decoder_matches_cpu(const std::string &package, const decoder::Hparams &h) {
+    const rt::Model model = rt::Model::load(package + "/onnx/model.onnx");
+    rt::RunOptions o;
+    o.backend = "ascend";
+    // One thread on both sides: the CPU backend cuts each MatMul and Gemm into sgemm pieces by
+    // its thread count, and OpenBLAS's rounding can differ between pieces of other sizes (with
+    // unequal thread counts the logits differed in the last bits here, on the CPU nodes).
+    o.threads = 1;
+    rt::Session dev(model, o);
+    rt::Session cpu(model, rt::RunOptions{.threads = 1});
+    size_t on_device = 0, matmuls_on_cpu = 0;
+    for (const rt::NodePlacement &p : dev.placement()) {
+        on_device += p.backend == "ascend";
+        if (p.op_type == "MatMul" && p.backend == "cpu") ++matmuls_on_cpu;
+    }
+    EXPECT_GT(on_device, 0u);
+    EXPECT_GT(matmuls_on_cpu, 0u);
+    std::cout << rt::placement_summary(dev.placement()) << "\n";
+
+    rt::Inputs past;
+    for (int64_t il = 0; il < h.n_layer; ++il)
+        for (const char *kv : {"key", "value"})
+            past[fmt::format("past_key_values.{}.{}", il, kv)] =
+                rt::Tensor::zeros(DataType::float32, rt::Shape{1, h.n_head_kv, 0, h.head_dim});
+    const auto i64 = [](const std::vector<int64_t> &v) {
+        return rt::Tensor::from_values(DataType::int64, {1, int64_t(v.size())}, v);
+    };
+    std::vector<int64_t> ids = {1, 300, 17, 42, 99};
+    int64_t pos = 0;
+    for (int step = 0; step < 2; ++step) {
+        SCOPED_TRACE(fmt::format("step {}", step));
+        rt::Inputs in = past;
+        std::vector<int64_t> positions, mask(size_t(pos) + ids.size(), 1);
+        for (size_t i = 0; i < ids.size(); ++i) positions.push_back(pos + int64_t(i));
+        in["input_ids"] = i64(ids);
+        in["position_ids"] = i64(positions);
+        in["attention_mask"] = i64(mask);
+        const rt::NamedTensors a = dev.run(in), b = cpu.run(in);
+        ASSERT_EQ(a.size(), b.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+            ASSERT_EQ(a[i].first, b[i].first);
+            EXPECT_EQ(differing(a[i].second, b[i].second), 0u) << a[i].first;
+            if (a[i].first.rfind("present.", 0) == 0)
+                past["past_key_values." + a[i].first.substr(8)] = b[i].second;
+        }
+        pos += int64_t(ids.size());
+        ids = {7};
+    }
+}
+
+TEST(Ascend, ADecoderRunsWithTheCpuFallbackAsOnTheCpu) {
+    SKIP_WITHOUT_EMULATION();
+    TempDir dir;
+    const std::string gguf = dir.file("llama.gguf");
+    testkit::write_tiny_decoder("llama", gguf);
+    const decoder::Result f32 =
+        decoder::export_decoder(gguf::Model::open(gguf), dir.file("f32"), {});
+    {
+        SCOPED_TRACE("F32");
+        expect_decoder_matches_cpu(f32.directory, f32.hparams);
+    }
+    std::string why;
+    const auto lib = reference::load_llama(&why);
+    if (!lib) {
+        std::cout << "libllama not found (" << why << "): the Q8_0 decoder is not run\n";
+        return;
+    }
+    const std::string q8 = dir.file("llama-q8_0.gguf");
+    reference::quantize_model(lib, gguf, q8, *reference::llama_ftype_from_name("Q8_0"));
+    const decoder::Result q = decoder::export_decoder(gguf::Model::open(q8), dir.file("q8"), {});
+    ASSERT_GT(q.packed, 0u);
+    SCOPED_TRACE("Q8_0");
+    expect_decoder_matches_cpu(q.directory, q.hparams);
 }
 
 // End to end on the sample: convert, run on the device comparing with the GGUF, verify.

@@ -12,6 +12,9 @@
 namespace gguftool::rttest {
 namespace {
 
+using rt::Capability;
+using rt::shape_string;
+
 #define EXPECT_HAS(haystack, needle) \
     EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 
@@ -721,7 +724,8 @@ TEST(DecoderOps, DtypeInferenceThroughAChain) {
                   .second.to_vector<uint8_t>(),
               (std::vector<uint8_t>{1, 1}));
     try {
-        rt::Session bare(g.model(), std::make_unique<Recording>(&queries, false));
+        rt::Session bare(g.model(), std::make_unique<Recording>(&queries, false),
+                         rt::RunOptions{.fallback = false});
         ADD_FAILURE() << "a backend without a MatMul kernel ran MatMul";
     } catch (const Error &e) {
         EXPECT_HAS(std::string(e.what()), "MatMul");

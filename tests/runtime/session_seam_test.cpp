@@ -17,6 +17,9 @@ using rt::DeviceTensor;
 #define EXPECT_HAS(haystack, needle) \
     EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 
+// A session that refuses what its backend cannot run rather than running it on the CPU.
+const rt::RunOptions kNoFallback{.fallback = false};
+
 // What the session asked of a TestBackend; it outlives the backend (which a session that cannot
 // be made destroys).
 struct Record {
@@ -311,7 +314,7 @@ TEST(SessionSeam, AnUnsupportedNodeIsAnErrorBeforeAnythingRuns) {
     backend->unsupported_reason = "the test device has no int32 Mul";
     std::string message;
     try {
-        rt::Session s(b.model(), std::move(backend));
+        rt::Session s(b.model(), std::move(backend), kNoFallback);
         ADD_FAILURE() << "the session was made";
     } catch (const Error &e) {
         message = e.what();
@@ -339,7 +342,7 @@ TEST(SessionSeam, ManyUnsupportedNodesAreListedUpToTen) {
     backend->unsupported_op = "Neg";
     backend->unsupported_reason = "no Neg";
     try {
-        rt::Session s(b.model(), std::move(backend));
+        rt::Session s(b.model(), std::move(backend), kNoFallback);
         ADD_FAILURE() << "the session was made";
     } catch (const Error &e) {
         const std::string m = e.what();
@@ -364,7 +367,7 @@ TEST(SessionSeam, TheLoweredGraphIsAskedAgain) {
         else
             backend->unsupported_op = "Mul", backend->unsupported_reason = "no Mul";
         try {
-            rt::Session s(model, std::move(backend));
+            rt::Session s(model, std::move(backend), kNoFallback);
             ADD_FAILURE() << "the session was made";
         } catch (const Error &e) {
             const std::string m = e.what();
@@ -382,7 +385,7 @@ TEST(SessionSeam, AnOperatorWithoutItsRegisteredKernelIsUnsupportedUnasked) {
     b.node("Neg", {"x"}, {"y"}, {}, "neg");
     Record test;
     try {
-        rt::Session s(b.model(), std::make_unique<TestBackend>(test, false));
+        rt::Session s(b.model(), std::make_unique<TestBackend>(test, false), kNoFallback);
         FAIL() << "no error";
     } catch (const Error &e) {
         EXPECT_HAS(std::string(e.what()),
@@ -399,6 +402,101 @@ TEST(SessionSeam, AnOperatorWithoutItsRegisteredKernelIsUnsupportedUnasked) {
         s.run({{"x", tensor(DataType::int32, {2}, std::vector<int32_t>{3, -4})}})[0].second;
     EXPECT_EQ(y.to_vector<int32_t>(), (std::vector<int32_t>{-3, 4}));
     EXPECT_EQ(with.calls["Neg"], 1u);
+}
+
+// --- (c') falling back to the CPU ------------------------------------------------------------
+
+// The nodes the backend cannot run run on a CPU backend; values cross where a node's input lives
+// on the other backend, initializers are on each backend that reads them, and the results are
+// the CPU-only session's.
+TEST(SessionSeam, AnUnsupportedNodeRunsOnTheCpuInstead) {
+    ModelBuilder b;
+    b.input("x", DataType::int32).output("y").output("s").output("z");
+    b.initializer("w", tensor(DataType::int32, {2}, std::vector<int32_t>{10, 20}));
+    b.node("Add", {"x", "w"}, {"s"}, {}, "add");
+    b.node("Mul", {"s", "w"}, {"y"}, {}, "scale");
+    b.node("Neg", {"y"}, {"z"}, {}, "neg");
+    const rt::Inputs in = {{"x", tensor(DataType::int32, {2}, std::vector<int32_t>{3, -4})}};
+    Record test;
+    auto backend = std::make_unique<TestBackend>(test);
+    backend->unsupported_op = "Mul";
+    backend->unsupported_reason = "the test device has no int32 Mul";
+    rt::Session s(b.model(), std::move(backend), rt::RunOptions{.threads = 1, .profile = true});
+    EXPECT_EQ(test.uploads, 1u);  // w, for add (scale's copy is the CPU backend's)
+    const std::vector<rt::NodePlacement> &p = s.placement();
+    ASSERT_EQ(p.size(), 3u);
+    EXPECT_EQ(p[0].node, "add");
+    EXPECT_EQ(p[0].backend, "test");
+    EXPECT_EQ(p[0].reason, "");
+    EXPECT_EQ(p[1].node, "scale");
+    EXPECT_EQ(p[1].op_type, "Mul");
+    EXPECT_EQ(p[1].backend, "cpu");
+    EXPECT_EQ(p[1].reason, "the test device has no int32 Mul");
+    EXPECT_EQ(p[2].backend, "test");
+    EXPECT_EQ(rt::placement_summary(p),
+              "placement: 2 nodes on test (Add 1, Neg 1), 1 on cpu (Mul 1: the test device has no "
+              "int32 Mul)");
+    EXPECT_EQ(s.backend().name(), "test");
+
+    for (int run = 0; run < 2; ++run) {
+        const rt::NamedTensors got = s.run(in), want = rt::Session(b.model()).run(in);
+        ASSERT_EQ(got.size(), 3u);
+        for (size_t k = 0; k < got.size(); ++k) {
+            EXPECT_EQ(got[k].first, want[k].first);
+            EXPECT_EQ(got[k].second.to_vector<int32_t>(), want[k].second.to_vector<int32_t>())
+                << got[k].first;
+        }
+        EXPECT_EQ(got[0].second.to_vector<int32_t>(), (std::vector<int32_t>{130, 320}));
+    }
+    // Per run: x uploaded, y copied to the test backend for neg; add and neg ran there, scale
+    // did not.
+    EXPECT_EQ(test.uploads, 1u + 2u * 2u);
+    EXPECT_EQ(test.calls["binary"], 2u);
+    EXPECT_EQ(test.calls["Neg"], 2u);
+    ASSERT_EQ(s.profile().size(), 3u);
+    EXPECT_EQ(s.profile()[0].backend, "test");
+    EXPECT_EQ(s.profile()[1].backend, "cpu");
+    EXPECT_EQ(s.profile()[1].device_calls, 0u);
+    EXPECT_EQ(s.profile()[2].backend, "test");
+}
+
+// The lowering comes first: the backend is asked again about the lowered graph, and what it
+// cannot run of that runs on the CPU, bit for bit as the CPU runs the original node.
+TEST(SessionSeam, WhatTheBackendCannotRunOfTheLoweredGraphFallsBack) {
+    const fs::path dir = fs::path(kNodeTests) / "test_dequantizepacked_q4_0";
+    const rt::Model model = rt::Model::load((dir / "model.onnx").string());
+    Record test;
+    auto backend = lowering_backend(test);
+    backend->unsupported_op = "Mul";
+    backend->unsupported_reason = "no Mul";
+    rt::Session s(model, std::move(backend));
+    size_t on_cpu = 0;
+    for (const rt::NodePlacement &p : s.placement()) {
+        EXPECT_EQ(p.backend, p.op_type == "Mul" ? "cpu" : "test") << p.node;
+        EXPECT_NE(p.op_type, "DequantizePacked");
+        if (p.backend != "cpu") continue;
+        ++on_cpu;
+        EXPECT_EQ(p.reason, "no Mul");
+    }
+    EXPECT_GT(on_cpu, 0u);
+    const rt::Inputs in = node_test_inputs(dir, model);
+    expect_bit_identical(s.run(in), rt::Session(model).run(in));
+    EXPECT_GT(test.operator_calls(), 0u);
+}
+
+// The CPU backend has nothing to fall back on; a CPU session places every node on itself.
+TEST(SessionSeam, TheCpuBackendPlacesEveryNodeOnItself) {
+    ModelBuilder b;
+    b.input("x", DataType::float32).output("y");
+    b.node("Neg", {"x"}, {"n"}, {}, "neg");
+    b.node("Softmax", {"n"}, {"y"}, {}, "soft");
+    rt::Session s(b.model(), rt::RunOptions{.threads = 1});
+    ASSERT_EQ(s.placement().size(), 2u);
+    for (const rt::NodePlacement &p : s.placement()) {
+        EXPECT_EQ(p.backend, "cpu");
+        EXPECT_EQ(p.reason, "");
+    }
+    EXPECT_EQ(rt::placement_summary(s.placement()), "placement: 2 nodes on cpu (Neg 1, Softmax 1)");
 }
 
 // --- (d) the element types a backend is asked about -----------------------------------------

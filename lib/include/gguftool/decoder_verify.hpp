@@ -9,9 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "gguftool/runtime/session.hpp"
 
 namespace gguftool::verify {
 
@@ -40,10 +43,14 @@ Tolerance decoder_tolerance(const std::string &gguf_path);
 struct DecoderVerifyOptions {
     std::vector<int32_t> ids;  // the prompt as token ids; empty: `prompt` tokenized by llama.cpp
     std::string prompt;
-    int steps = 4;           // single-token steps after the prefill
-    unsigned threads = 0;    // both sides (0: all cores)
+    int steps = 4;         // single-token steps after the prefill
+    unsigned threads = 0;  // both sides (0: all cores)
     std::string backend = "cpu";
+    int device = 0;                      // for a backend with devices
     std::optional<Tolerance> tolerance;  // default: decoder_tolerance(gguf)
+    // Called once the session is made, with where its nodes run (the CPU for what the backend
+    // cannot run).
+    std::function<void(const std::vector<runtime::NodePlacement> &)> on_placement;
 };
 
 struct DecoderReport {

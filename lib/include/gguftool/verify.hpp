@@ -129,6 +129,8 @@ struct Options {
     int device = 0;
     // With onnx_model: called once the backend is made, before the graph runs.
     std::function<void(const runtime::Backend &)> on_backend;
+    // With onnx_model: called once the session is made, with where its nodes run.
+    std::function<void(const std::vector<runtime::NodePlacement> &)> on_placement;
     uint64_t chunk_elements = uint64_t(4) << 20;  // elements decoded at a time (rounded to blocks)
     // Called with each tensor's result as soon as it is known.
     std::function<void(const TensorResult &)> on_result;

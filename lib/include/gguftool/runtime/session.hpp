@@ -68,6 +68,7 @@ struct NodeProfile {
     uint64_t bytes_read = 0;     // all inputs
     uint64_t bytes_written = 0;  // all outputs
     uint64_t device_calls = 0;   // operator launches on the device (Backend::device_calls)
+    std::string backend;         // the backend that ran it ("ascend", or "cpu" for a fallback)
     // For a node the session lowered for its backend: the original node's label and format
     // ("\"blk.0.w\" (DequantizePacked-29, q4_0)"); empty otherwise.
     std::string lowered_from;
@@ -75,10 +76,29 @@ struct NodeProfile {
 
 struct RunOptions {
     std::string backend = "cpu";
-    unsigned threads = 0;  // 0 = all cores
+    unsigned threads = 0;  // 0 = all cores (the CPU backend's, and a fallback CPU backend's)
     int device = 0;        // for backends with devices (ascend)
     bool profile = false;  // record a NodeProfile per node
+    // A backend other than the CPU: the nodes it cannot run run on a CPU backend instead (values
+    // copied between the two where a node's input lives on the other). false: such nodes are an
+    // Error listing each, before anything runs.
+    bool fallback = true;
 };
+
+// Where a session runs one node of its model (as fitted: lowered where the backend asked).
+struct NodePlacement {
+    std::string node;     // node name, or "#index" when unnamed
+    std::string op_type;  // "MatMul"
+    std::string backend;  // the backend's name: "ascend", or "cpu" for a node that fell back
+    // For a node that fell back: why the session's backend does not run it (its query answer,
+    // "the ascend backend has no MatMul"); empty otherwise.
+    std::string reason;
+};
+
+// One line on where a session's nodes run, per operator type, with the reasons of the nodes that
+// fell back ("placement: 180 nodes on ascend (Add 40, Mul 60, ...), 20 on cpu (MatMul 8: the
+// ascend backend has no MatMul; Softmax 2: ...)").
+std::string placement_summary(const std::vector<NodePlacement> &placement);
 
 using Inputs = std::map<std::string, Tensor>;
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
@@ -86,11 +106,16 @@ using OutputCallback = std::function<void(const std::string &name, const Tensor 
 
 // A model bound to a backend. Construction asks the backend about every node (Backend::query):
 // nodes it wants lowered are lowered (gguftool lower, at lower::kMaxOpset), and a node it cannot
-// run is an Error naming the node, before anything runs. Initializers are uploaded once, at
-// construction, and stay resident for every run.
+// run is placed on a CPU backend (RunOptions::fallback; the CPU backend itself has none) or, when
+// the CPU cannot run it either or fallback is off, an Error naming the node, before anything runs.
+// Initializers are uploaded once, at construction, to each backend whose nodes use them, and stay
+// resident for every run. A value used on a backend other than its producer's is copied there
+// (downloaded, uploaded) once per run; graph outputs are downloaded from where they live.
 class Session {
 public:
     explicit Session(Model model, const RunOptions &options = {});
+    // On `backend` (options.backend is not used; options.threads are the fallback CPU's).
+    Session(Model model, std::unique_ptr<Backend> backend, const RunOptions &options);
     Session(Model model, std::unique_ptr<Backend> backend, bool profile = false);
     ~Session();
     Session(Session &&) noexcept;
@@ -104,7 +129,9 @@ public:
 
     const std::vector<NodeProfile> &profile() const;  // of the last run (when profiling)
     const Model &model() const;
-    Backend &backend();
+    Backend &backend();  // the session's backend (not the fallback)
+    // Per node of model()'s execution order: the backend it runs on, and why when it fell back.
+    const std::vector<NodePlacement> &placement() const;
 
 private:
     struct Impl;
