@@ -394,7 +394,8 @@ Vocab read_vocab(const gguf::File &f) {
     if (v.pre_row && v.pre_row->flags.force_add_bos) v.add_bos = true;  // even over the key
     if (const auto b = r.boolean("tokenizer.ggml.add_space_prefix"))
         if (v.kind == Kind::spm) v.add_space_prefix = *b;
-    v.lowercase = r.boolean("tokenizer.ggml.normalizer.lowercase").value_or(false);
+    // llama_vocab::normalizer_options: both on unless the keys say otherwise.
+    v.lowercase = r.boolean("tokenizer.ggml.normalizer.lowercase").value_or(true);
     v.strip_accents =
         r.boolean("tokenizer.ggml.normalizer.strip_accents").value_or(v.lowercase);
 
