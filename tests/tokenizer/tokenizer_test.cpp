@@ -4,7 +4,9 @@
 // without BOS/EOS, plus detokenization. Then the refusals and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -97,16 +99,40 @@ std::string show(const std::vector<int> &ids) {
 // Compares transformers.js with llama.cpp live on `texts` (parse_special on, add_special off and
 // on) and the round trip; returns the counts for the report.
 struct Counts {
-    int matched = 0, total = 0, roundtrips = 0, roundtrip_total = 0;
+    int matched = 0, total = 0, roundtrips = 0, roundtrip_total = 0, known = 0;
 };
+// Known differences, each with its reason; counted and reported, not failed.
+struct Known {
+    std::string vocab;
+    size_t extra_text;  // index into kExtraTexts
+    const char *why;
+};
+const std::vector<Known> kKnown = {
+    // WPM with strip_accents: llama.cpp's NFD table leaves Hangul syllables whole and strips
+    // every mark; transformers.js's NFD decomposes Hangul into jamo and keeps spacing marks.
+    {"bert-bge", 7, "NFD of Hangul"},
+    {"bert-bge", 8, "Devanagari marks under strip_accents"},
+};
+bool known(const std::string &vocab, const std::string &text) {
+    return std::any_of(kKnown.begin(), kKnown.end(), [&](const Known &k) {
+        return k.vocab == vocab && kExtraTexts[k.extra_text] == text;
+    });
+}
+// roundtrip: whether to hold transformers.js's decoding to llama.cpp's (not for WordPiece, whose
+// decoder drops the space before the first word that llama.cpp keeps).
 Counts compare_live(const std::string &gguf, const std::string &dir,
-                    const std::vector<std::string> &texts) {
+                    const std::vector<std::string> &texts, const std::string &vocab = "",
+                    bool roundtrip = true) {
     reference::LlamaModel::Options opt;
     opt.vocab_only = true;
     const reference::LlamaModel m(llama(), gguf, opt);
     const Encoded got = tjs_encode(dir, texts);
     Counts c;
     for (size_t i = 0; i < texts.size(); ++i) {
+        if (known(vocab, texts[i])) {
+            ++c.known;
+            continue;
+        }
         for (int add = 0; add < 2; ++add) {
             const std::vector<int32_t> want = m.tokenize(texts[i], add == 1, true);
             const std::vector<int> w(want.begin(), want.end());
@@ -120,7 +146,7 @@ Counts compare_live(const std::string &gguf, const std::string &dir,
         }
         // Detokenization: where llama.cpp gives the text back, transformers.js must too.
         const std::vector<int32_t> ids = m.tokenize(texts[i], false, true);
-        if (m.detokenize(ids, false, true) == texts[i]) {
+        if (roundtrip && m.detokenize(ids, false, true) == texts[i]) {
             ++c.roundtrip_total;
             if (got.decoded[i] == texts[i])
                 ++c.roundtrips;
@@ -171,10 +197,12 @@ TEST_P(Live, TransformersJsMatchesLlamaCpp) {
     std::vector<std::string> texts = kExtraTexts;
     const testkit::VocabVectors v = testkit::read_vocab_vectors(gguf);
     texts.insert(texts.end(), v.texts.begin(), v.texts.end());
-    const Counts c = compare_live(gguf, dir, texts);
+    const bool wordpiece = GetParam() == "bert-bge";
+    const Counts c = compare_live(gguf, dir, texts, GetParam(), !wordpiece);
     std::cout << GetParam() << ": " << c.matched << "/" << c.total
               << " encodings (extra texts and vector chunks, add_special off and on); "
-              << c.roundtrips << "/" << c.roundtrip_total << " round trips\n";
+              << c.roundtrips << "/" << c.roundtrip_total << " round trips; " << c.known
+              << " texts with a known difference\n";
 }
 std::vector<std::string> every_vocab() {
     std::vector<std::string> all = kWithVectors;
