@@ -23,17 +23,18 @@ int run(const Options &o) {
     // Everything is built (and every check passed) before the directory is made or a file written.
     const tokenizer::TokenizerFiles files = tokenizer::build_tokenizer_files(model);
     std::error_code ec;
-    if (!std::filesystem::exists(o.dir, ec) && !std::filesystem::create_directory(o.dir, ec))
+    if (!std::filesystem::exists(o.dir, ec) && !std::filesystem::create_directories(o.dir, ec))
         throw Error(o.dir, std::nullopt, "cannot create the directory: " + ec.message());
     tokenizer::write_tokenizer_files(files, o.dir);
     if (!o.quiet) {
         const auto s = tokenizer::summarize_tokenizer(model.first());
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        fmt::print("{}: tokenizer.json ({} bytes), tokenizer_config.json, special_tokens_map.json: "
-                   "{} tokens, model {}{}{} ({:.2f} s)\n",
-                   o.dir, files.tokenizer_json.size(), s->vocab_size, s->model,
-                   s->pre.empty() ? "" : ", pre ", s->pre, seconds);
+        fmt::print(
+            "{}: tokenizer.json ({} bytes), tokenizer_config.json, special_tokens_map.json: "
+            "{} tokens, model {}{}{} ({:.2f} s)\n",
+            o.dir, files.tokenizer_json.size(), s->vocab_size, s->model,
+            s->pre.empty() ? "" : ", pre ", s->pre, seconds);
     }
     return kExitOk;
 }

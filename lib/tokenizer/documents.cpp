@@ -214,58 +214,60 @@ std::string tokenizer_json(const Vocab &v) {
     std::string merges;  // none for WordPiece
     const json strip_space = {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}};
     switch (v.kind) {
-    case Kind::spm: {
-        // Prepend + Replace rather than Metaspace: Metaspace prepends only to a piece that does
-        // not start with "▁" and only to the first piece; llama.cpp prepends a space to every
-        // piece of text after a special token, whatever it starts with.
-        json seq = json::array();
-        if (v.add_space_prefix) seq.push_back({{"type", "Prepend"}, {"prepend", kSpace}});
-        seq.push_back(replace(" ", kSpace));
-        normalizer = {{"type", "Sequence"}, {"normalizers", seq}};
-        model = bpe_model(v, true, false);
-        merges = merges_text(spm_merges(v));
-        json d = json::array({replace(kSpace, " "), {{"type", "ByteFallback"}}, {{"type", "Fuse"}}});
-        if (v.add_space_prefix) d.push_back(strip_space);
-        decoder = {{"type", "Sequence"}, {"decoders", d}};
-        break;
-    }
-    case Kind::bpe: {
-        json splits = json::array();
-        for (const std::string &re : split_regexes(*v.pre_row))
-            splits.push_back({{"type", "Split"},
-                              {"pattern", {{"Regex", re}}},
-                              {"behavior", "Isolated"},
-                              {"invert", false}});
-        if (v.pre_row->flags.raw_utf8) {
-            // Gemma 4's shape: BPE over UTF-8 characters, spaces as "▁", bytes as <0xXX>.
-            normalizer = replace(" ", kSpace);
-            model = bpe_model(v, true, v.ignore_merges);
-            decoder = {{"type", "Sequence"},
-                       {"decoders", json::array({replace(kSpace, " "), {{"type", "ByteFallback"}},
-                                                 {{"type", "Fuse"}}})}};
-        } else {
-            splits.push_back(byte_level());
-            model = bpe_model(v, false, v.ignore_merges);
-            decoder = byte_level();
+        case Kind::spm: {
+            // Prepend + Replace rather than Metaspace: Metaspace prepends only to a piece that does
+            // not start with "▁" and only to the first piece; llama.cpp prepends a space to every
+            // piece of text after a special token, whatever it starts with.
+            json seq = json::array();
+            if (v.add_space_prefix) seq.push_back({{"type", "Prepend"}, {"prepend", kSpace}});
+            seq.push_back(replace(" ", kSpace));
+            normalizer = {{"type", "Sequence"}, {"normalizers", seq}};
+            model = bpe_model(v, true, false);
+            merges = merges_text(spm_merges(v));
+            json d =
+                json::array({replace(kSpace, " "), {{"type", "ByteFallback"}}, {{"type", "Fuse"}}});
+            if (v.add_space_prefix) d.push_back(strip_space);
+            decoder = {{"type", "Sequence"}, {"decoders", d}};
+            break;
         }
-        pre_tokenizer = {{"type", "Sequence"}, {"pretokenizers", splits}};
-        merges = merges_text(bpe_merges(v));
-        break;
-    }
-    case Kind::wpm:
-        normalizer = {{"type", "BertNormalizer"},
-                      {"clean_text", true},
-                      {"handle_chinese_chars", true},
-                      {"strip_accents", v.strip_accents},
-                      {"lowercase", v.lowercase}};
-        pre_tokenizer = {{"type", "BertPreTokenizer"}};
-        model = {{"type", "WordPiece"},
-                 {"unk_token", v.tokens[size_t(v.id("unk"))]},
-                 {"continuing_subword_prefix", "##"},
-                 {"max_input_chars_per_word", 1 << 30},  // llama.cpp has no limit
-                 {"vocab", kVocabHere}};
-        decoder = {{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", v.clean_spaces}};
-        break;
+        case Kind::bpe: {
+            json splits = json::array();
+            for (const std::string &re : split_regexes(*v.pre_row))
+                splits.push_back({{"type", "Split"},
+                                  {"pattern", {{"Regex", re}}},
+                                  {"behavior", "Isolated"},
+                                  {"invert", false}});
+            if (v.pre_row->flags.raw_utf8) {
+                // Gemma 4's shape: BPE over UTF-8 characters, spaces as "▁", bytes as <0xXX>.
+                normalizer = replace(" ", kSpace);
+                model = bpe_model(v, true, v.ignore_merges);
+                decoder = {{"type", "Sequence"},
+                           {"decoders", json::array({replace(kSpace, " "),
+                                                     {{"type", "ByteFallback"}},
+                                                     {{"type", "Fuse"}}})}};
+            } else {
+                splits.push_back(byte_level());
+                model = bpe_model(v, false, v.ignore_merges);
+                decoder = byte_level();
+            }
+            pre_tokenizer = {{"type", "Sequence"}, {"pretokenizers", splits}};
+            merges = merges_text(bpe_merges(v));
+            break;
+        }
+        case Kind::wpm:
+            normalizer = {{"type", "BertNormalizer"},
+                          {"clean_text", true},
+                          {"handle_chinese_chars", true},
+                          {"strip_accents", v.strip_accents},
+                          {"lowercase", v.lowercase}};
+            pre_tokenizer = {{"type", "BertPreTokenizer"}};
+            model = {{"type", "WordPiece"},
+                     {"unk_token", v.tokens[size_t(v.id("unk"))]},
+                     {"continuing_subword_prefix", "##"},
+                     {"max_input_chars_per_word", 1 << 30},  // llama.cpp has no limit
+                     {"vocab", kVocabHere}};
+            decoder = {{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", v.clean_spaces}};
+            break;
     }
     const json doc = {{"version", "1.0"},
                       {"truncation", nullptr},

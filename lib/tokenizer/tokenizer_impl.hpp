@@ -14,10 +14,10 @@ struct PreFlags {
     bool ignore_merges = false;
     bool add_bos = false;  // true: add_bos defaults to true (the add_bos_token key still wins)
     bool add_sep = false;
-    bool no_bos = false;               // the default BOS id is unset (glm4)
-    bool raw_utf8 = false;             // no byte-level encoding; spaces escaped as U+2581
-    bool newline_runs_whole = false;   // a newline-only piece that is a token is kept whole
-    bool force_add_bos = false;        // add_bos on whatever the key says (Gemma 4)
+    bool no_bos = false;              // the default BOS id is unset (glm4)
+    bool raw_utf8 = false;            // no byte-level encoding; spaces escaped as U+2581
+    bool newline_runs_whole = false;  // a newline-only piece that is a token is kept whole
+    bool force_add_bos = false;       // add_bos on whatever the key says (Gemma 4)
 };
 
 struct PreRow {

@@ -56,11 +56,28 @@ const std::vector<Detected> kDetected = {
     {"fim_sep", {"<|file_sep|>"}},
 };
 // End-of-generation texts: always made CONTROL.
-const std::vector<std::string_view> kEogTexts = {
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
-    "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
-    "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
-    "<｜end▁of▁sentence｜>", "[e~["};
+const std::vector<std::string_view> kEogTexts = {"<|eot_id|>",
+                                                 "<|im_end|>",
+                                                 "<|end|>",
+                                                 "<|return|>",
+                                                 "<|call|>",
+                                                 "<|flush|>",
+                                                 "<|calls|>",
+                                                 "<end_of_turn>",
+                                                 "<|endoftext|>",
+                                                 "</s>",
+                                                 "<|eom_id|>",
+                                                 "<EOT>",
+                                                 "_<EOT>",
+                                                 "[EOT]",
+                                                 "[EOS]",
+                                                 "<|end_of_text|>",
+                                                 "<end_of_utterance>",
+                                                 "<eos>",
+                                                 "<turn|>",
+                                                 "<|tool_response>",
+                                                 "<｜end▁of▁sentence｜>",
+                                                 "[e~["};
 // gpt-oss: always rendered, so set to USER_DEFINED.
 const std::vector<std::string_view> kUserDefinedTexts = {"<|channel|>", "<|message|>", "<|start|>",
                                                          "<|constrain|>"};
@@ -70,22 +87,14 @@ struct SpecialKey {
     std::string_view name, key;
 };
 constexpr SpecialKey kSpecialKeys[] = {
-    {"bos", "tokenizer.ggml.bos_token_id"},
-    {"eos", "tokenizer.ggml.eos_token_id"},
-    {"eot", "tokenizer.ggml.eot_token_id"},
-    {"eom", "tokenizer.ggml.eom_token_id"},
-    {"unk", "tokenizer.ggml.unknown_token_id"},
-    {"sep", "tokenizer.ggml.seperator_token_id"},
-    {"pad", "tokenizer.ggml.padding_token_id"},
-    {"mask", "tokenizer.ggml.mask_token_id"},
-    {"fim_pre", "tokenizer.ggml.fim_pre_token_id"},
-    {"fim_suf", "tokenizer.ggml.fim_suf_token_id"},
-    {"fim_mid", "tokenizer.ggml.fim_mid_token_id"},
-    {"fim_pad", "tokenizer.ggml.fim_pad_token_id"},
-    {"fim_rep", "tokenizer.ggml.fim_rep_token_id"},
-    {"fim_sep", "tokenizer.ggml.fim_sep_token_id"},
-    {"fim_pre", "tokenizer.ggml.prefix_token_id"},
-    {"fim_suf", "tokenizer.ggml.suffix_token_id"},
+    {"bos", "tokenizer.ggml.bos_token_id"},         {"eos", "tokenizer.ggml.eos_token_id"},
+    {"eot", "tokenizer.ggml.eot_token_id"},         {"eom", "tokenizer.ggml.eom_token_id"},
+    {"unk", "tokenizer.ggml.unknown_token_id"},     {"sep", "tokenizer.ggml.seperator_token_id"},
+    {"pad", "tokenizer.ggml.padding_token_id"},     {"mask", "tokenizer.ggml.mask_token_id"},
+    {"fim_pre", "tokenizer.ggml.fim_pre_token_id"}, {"fim_suf", "tokenizer.ggml.fim_suf_token_id"},
+    {"fim_mid", "tokenizer.ggml.fim_mid_token_id"}, {"fim_pad", "tokenizer.ggml.fim_pad_token_id"},
+    {"fim_rep", "tokenizer.ggml.fim_rep_token_id"}, {"fim_sep", "tokenizer.ggml.fim_sep_token_id"},
+    {"fim_pre", "tokenizer.ggml.prefix_token_id"},  {"fim_suf", "tokenizer.ggml.suffix_token_id"},
     {"fim_mid", "tokenizer.ggml.middle_token_id"},
 };
 
@@ -154,19 +163,19 @@ public:
         const gguf::Value *v = find(key);
         if (!v) return std::nullopt;
         switch (v->type()) {
-        case ValueType::int8:
-        case ValueType::int16:
-        case ValueType::int32:
-        case ValueType::int64:
-            if (v->as_int() < 0) fail(key, "negative");
-            return uint64_t(v->as_int());
-        case ValueType::uint8:
-        case ValueType::uint16:
-        case ValueType::uint32:
-        case ValueType::uint64:
-            return v->as_uint();
-        default:
-            fail(key, "not an integer");
+            case ValueType::int8:
+            case ValueType::int16:
+            case ValueType::int32:
+            case ValueType::int64:
+                if (v->as_int() < 0) fail(key, "negative");
+                return uint64_t(v->as_int());
+            case ValueType::uint8:
+            case ValueType::uint16:
+            case ValueType::uint32:
+            case ValueType::uint64:
+                return v->as_uint();
+            default:
+                fail(key, "not an integer");
         }
     }
     // An array of `type` (or of one of `alt`), or nullptr when absent.
@@ -218,11 +227,11 @@ void read_tokens(const Reader &r, Vocab &v) {
     v.attrs.assign(n, kAttrNormal);
     if (const gguf::Value *t = r.array(kTypes, {ValueType::int32})) {
         if (t->array_size() != n)
-            r.fail(kTypes, std::to_string(t->array_size()) + " types for " + std::to_string(n) +
-                               " tokens");
+            r.fail(kTypes,
+                   std::to_string(t->array_size()) + " types for " + std::to_string(n) + " tokens");
         // llama_token_type -> llama_token_attr, 1:1 (an unknown type is UNDEFINED: no bit).
-        constexpr uint32_t kTypeAttr[] = {0,           kAttrNormal,      kAttrUnknown, kAttrControl,
-                                          kAttrUserDefined, kAttrUnused, kAttrByte};
+        constexpr uint32_t kTypeAttr[] = {
+            0, kAttrNormal, kAttrUnknown, kAttrControl, kAttrUserDefined, kAttrUnused, kAttrByte};
         i = 0;
         t->for_each_element([&](const gguf::Value &e) {
             const int64_t type = e.as_int();
@@ -337,8 +346,8 @@ Vocab read_vocab(const gguf::File &f) {
     v.pre = r.string("tokenizer.ggml.pre").value_or("");
     for (const RefusedModel &m : kRefusedModels)
         if (v.model == m.name)
-            r.fail("tokenizer.ggml.model", "\"" + v.model + "\" cannot be exported: " +
-                                               std::string(m.why));
+            r.fail("tokenizer.ggml.model",
+                   "\"" + v.model + "\" cannot be exported: " + std::string(m.why));
 
     read_tokens(r, v);
     const int64_t n = int64_t(v.tokens.size());
@@ -396,8 +405,7 @@ Vocab read_vocab(const gguf::File &f) {
         if (v.kind == Kind::spm) v.add_space_prefix = *b;
     // llama_vocab::normalizer_options: both on unless the keys say otherwise.
     v.lowercase = r.boolean("tokenizer.ggml.normalizer.lowercase").value_or(true);
-    v.strip_accents =
-        r.boolean("tokenizer.ggml.normalizer.strip_accents").value_or(v.lowercase);
+    v.strip_accents = r.boolean("tokenizer.ggml.normalizer.strip_accents").value_or(v.lowercase);
 
     apply_overrides(r, f, v);
 

@@ -37,13 +37,13 @@ struct Vocab {
     const PreRow *pre_row = nullptr;  // BPE only
     std::vector<std::string> tokens;  // empty ones as llama.cpp renames them: [EMPTY_<i>]
     std::vector<float> scores;
-    std::vector<uint32_t> attrs;  // final llama_token_attr
+    std::vector<uint32_t> attrs;                              // final llama_token_attr
     std::vector<std::pair<std::string, std::string>> merges;  // BPE
     std::map<std::string, int64_t> ids;  // "bos", "eos", "unk", ...: the set ones
     bool add_bos = false, add_eos = false, add_sep = false, add_space_prefix = false;
     bool clean_spaces = false, ignore_merges = false;
     bool lowercase = false, strip_accents = false;  // WPM's normalizer
-    std::string chat_template;                       // "" when absent
+    std::string chat_template;                      // "" when absent
     std::vector<std::pair<std::string, std::string>> named_templates;
     std::optional<uint64_t> context_length;
 

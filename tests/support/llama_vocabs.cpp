@@ -56,12 +56,17 @@ std::string llama_vocab_dir() {
     // npm pack fetches the package's tarball only (no install, no scripts).
     const std::string script =
         "set -e\n"
-        "cd '" + work.string() + "'\n"
-        "npm pack --silent " + kPackage + " > /dev/null\n"
+        "cd '" +
+        work.string() +
+        "'\n"
+        "npm pack --silent " +
+        kPackage +
+        " > /dev/null\n"
         "tar xzf node-llama-cpp-*.tgz package/llama/gitRelease.bundle\n"
         "git clone -q --bare package/llama/gitRelease.bundle llama.git\n"
-        "test \"$(git -C llama.git rev-parse HEAD)\" = " + kCommit +
-        " || { echo 'the bundle is not llama.cpp " + kCommit + "' >&2; exit 1; }\n"
+        "test \"$(git -C llama.git rev-parse HEAD)\" = " +
+        kCommit + " || { echo 'the bundle is not llama.cpp " + kCommit +
+        "' >&2; exit 1; }\n"
         "mkdir -p out\n"
         "git -C llama.git archive HEAD models | tar x -C out --wildcards 'models/ggml-vocab-*'\n";
     ProcessOptions o;

@@ -1,13 +1,13 @@
 // gguftool's tokenizer export against llama.cpp: its own test vectors (models/ggml-vocab-*.gguf
 // with .inp/.out, from the pinned release's source: llama_vocabs.hpp) tokenized by transformers.js
-// from the exported files, and llama_tokenize of libllama (a vocab-only load) on more text, with and
-// without BOS/EOS, plus detokenization. Then the refusals and bad input.
+// from the exported files, and llama_tokenize of libllama (a vocab-only load) on more text, with
+// and without BOS/EOS, plus detokenization. Then the refusals and bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "gguftool/gguf_writer.hpp"
@@ -28,9 +28,9 @@ const std::string kDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/tokenizer
 
 // The vocabularies of llama.cpp's tree with vectors, and those without (live comparison only).
 const std::vector<std::string> kWithVectors = {
-    "bert-bge",  "command-r", "deepseek-coder", "deepseek-llm", "falcon",  "gemma-4",
-    "gpt-2",     "llama-bpe", "llama-spm",      "mpt",          "phi-3",   "qwen2",
-    "qwen35",    "refact",    "starcoder"};
+    "bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon",
+    "gemma-4",  "gpt-2",     "llama-bpe",      "llama-spm",    "mpt",
+    "phi-3",    "qwen2",     "qwen35",         "refact",       "starcoder"};
 const std::vector<std::string> kWithoutVectors = {"aquila", "baichuan", "gpt-neox"};
 
 // Text beyond the vectors: multilingual, code, whitespace runs, emoji, numbers, chat markup.
@@ -92,7 +92,10 @@ std::shared_ptr<const reference::LlamaLib> llama() {
 
 std::string show(const std::vector<int> &ids) {
     std::string s;
-    for (const int id : ids) s += (s.empty() ? "" : " ") + std::to_string(id);
+    for (const int id : ids) {
+        if (!s.empty()) s += ' ';
+        s += std::to_string(id);
+    }
     return s;
 }
 
@@ -179,13 +182,12 @@ TEST_P(Vectors, TransformersJsMatchesEveryChunk) {
     }
     std::cout << GetParam() << ": " << matched << "/" << v.texts.size() << " vector chunks\n";
 }
-INSTANTIATE_TEST_SUITE_P(Llama, Vectors, testing::ValuesIn(kWithVectors),
-                         [](const auto &i) {
-                             std::string s = i.param;
-                             for (char &c : s)
-                                 if (!isalnum(uint8_t(c))) c = '_';
-                             return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Llama, Vectors, testing::ValuesIn(kWithVectors), [](const auto &i) {
+    std::string s = i.param;
+    for (char &c : s)
+        if (!isalnum(uint8_t(c))) c = '_';
+    return s;
+});
 
 class Live : public testing::TestWithParam<std::string> {};
 
@@ -238,8 +240,8 @@ TEST(TinyDecoders, TransformersJsMatchesLlamaCpp) {
         testkit::write_tiny_decoder(name, gguf);
         tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
         const Counts c = compare_live(gguf, dir, kExtraTexts);
-        std::cout << name << ": " << c.matched << "/" << c.total << " encodings; "
-                  << c.roundtrips << "/" << c.roundtrip_total << " round trips\n";
+        std::cout << name << ": " << c.matched << "/" << c.total << " encodings; " << c.roundtrips
+                  << "/" << c.roundtrip_total << " round trips\n";
     }
 }
 
@@ -342,20 +344,32 @@ TEST(BadInput, RefusedNamingKeyAndIndex) {
     const std::vector<Case> cases = {
         {"short scores", [](SmallBpe &v) { v.scores.pop_back(); }, {}, "tokenizer.ggml.scores: "},
         {"short types", [](SmallBpe &v) { v.types.pop_back(); }, {}, "tokenizer.ggml.token_type: "},
-        {"malformed merge", [](SmallBpe &v) { v.merges[2] = "nospace"; }, {},
+        {"malformed merge",
+         [](SmallBpe &v) { v.merges[2] = "nospace"; },
+         {},
          "tokenizer.ggml.merges[2]: malformed"},
-        {"duplicate token", [](SmallBpe &v) { v.tokens[300 - 39] = v.tokens[5]; }, {},
+        {"duplicate token",
+         [](SmallBpe &v) { v.tokens[300 - 39] = v.tokens[5]; },
+         {},
          "tokenizer.ggml.tokens[261]: duplicate of token 5"},
-        {"invalid UTF-8", [](SmallBpe &v) { v.tokens[7] = "\xFF"; }, {},
+        {"invalid UTF-8",
+         [](SmallBpe &v) { v.tokens[7] = "\xFF"; },
+         {},
          "tokenizer.ggml.tokens[7]: not valid UTF-8"},
-        {"unknown pre", [](SmallBpe &v) { v.pre = "no-such-pre"; }, {},
+        {"unknown pre",
+         [](SmallBpe &v) { v.pre = "no-such-pre"; },
+         {},
          "tokenizer.ggml.pre: unknown pre-tokenizer \"no-such-pre\""},
-        {"refused pre", [](SmallBpe &v) { v.pre = "kimi-k2"; }, {},
+        {"refused pre",
+         [](SmallBpe &v) { v.pre = "kimi-k2"; },
+         {},
          "tokenizer.ggml.pre: \"kimi-k2\" cannot be exported exactly"},
-        {"special id out of range", [](SmallBpe &) {},
+        {"special id out of range",
+         [](SmallBpe &) {},
          {{"tokenizer.ggml.eos_token_id", gguf::MetaValue::u32(100000)}},
          "tokenizer.ggml.eos_token_id: 100000 is out of range"},
-        {"add_bos without bos", [](SmallBpe &v) { v.pre = "glm4"; },  // glm4: no default BOS
+        {"add_bos without bos",
+         [](SmallBpe &v) { v.pre = "glm4"; },  // glm4: no default BOS
          {{"tokenizer.ggml.add_bos_token", gguf::MetaValue::boolean(true)}},
          "tokenizer.ggml.bos_token_id: unset, but add_bos is on"},
     };

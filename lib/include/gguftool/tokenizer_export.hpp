@@ -51,9 +51,9 @@ void write_tokenizer_files(const TokenizerFiles &files, const std::string &dir);
 
 // A vocabulary's summary, as llama.cpp resolves it (defaults applied): for dump and messages.
 struct TokenizerSummary {
-    std::string model;            // tokenizer.ggml.model
-    std::string pre;              // tokenizer.ggml.pre ("" when absent)
-    uint64_t vocab_size = 0;      // tokenizer.ggml.tokens
+    std::string model;        // tokenizer.ggml.model
+    std::string pre;          // tokenizer.ggml.pre ("" when absent)
+    uint64_t vocab_size = 0;  // tokenizer.ggml.tokens
     std::vector<std::pair<std::string, int64_t>> special_ids;  // "bos", "eos", ...: set ones only
     bool add_bos = false, add_eos = false, add_sep = false, add_space_prefix = false;
     std::string exportable;  // "" when `gguftool tokenizer` can export it, else why not
