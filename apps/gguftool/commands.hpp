@@ -28,6 +28,7 @@ Runner add_merge(CLI::App &app);
 Runner add_edit(CLI::App &app);
 Runner add_convert_endian(CLI::App &app);
 Runner add_hash(CLI::App &app);
+Runner add_tokenizer(CLI::App &app);
 
 // The subcommands whose code links ONNX and protobuf. `gguftool` lists them in --help but hands
 // them to `gguftool-onnx`, the same CLI with every subcommand (onnx_helper.cpp), so that `dump`

@@ -42,6 +42,7 @@ int main(int argc, char **argv) {
         {add_edit},
         {add_convert_endian},
         {add_hash, kHashExitUsage},
+        {add_tokenizer},
 #if GGUFTOOL_ONNX_COMMANDS
         {add_run},
         {add_to_onnx},

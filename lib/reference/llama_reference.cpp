@@ -215,6 +215,9 @@ struct LlamaLib {
                         int32_t n_tokens_max, bool add_special, bool parse_special) = nullptr;
     int32_t (*token_to_piece)(const void *vocab, int32_t token, char *buf, int32_t length,
                               int32_t lstrip, bool special) = nullptr;
+    int32_t (*detokenize)(const void *vocab, const int32_t *tokens, int32_t n_tokens, char *text,
+                          int32_t text_len_max, bool remove_special,
+                          bool unparse_special) = nullptr;
 
     Batch (*batch_init)(int32_t n_tokens, int32_t embd, int32_t n_seq_max) = nullptr;
     void (*batch_free)(Batch batch) = nullptr;
@@ -259,6 +262,7 @@ std::string resolve_all(LlamaLib &l) {
     r(l.vocab_eos, "llama_vocab_eos");
     r(l.tokenize, "llama_tokenize");
     r(l.token_to_piece, "llama_token_to_piece");
+    r(l.detokenize, "llama_detokenize");
     r(l.batch_init, "llama_batch_init");
     r(l.batch_free, "llama_batch_free");
     r(l.decode, "llama_decode");
@@ -452,8 +456,14 @@ LlamaModel::LlamaModel(std::shared_ptr<const LlamaLib> lib, const std::string &p
     ModelParams m = lib_->model_default_params();
     put<int32_t>(m, mp::n_gpu_layers, 0);
     put<uint8_t>(m, mp::use_extra_bufts, 0);  // no repacking of the weights for the CPU
+    put<uint8_t>(m, mp::vocab_only, options.vocab_only ? 1 : 0);
     model_ = lib_->model_load_from_file(path.c_str(), m);
     if (!model_) fail(path, "llama.cpp cannot load the model", mark);
+    if (options.vocab_only) {  // no context: the vocabulary only
+        vocab_ = lib_->model_get_vocab(model_);
+        n_vocab_ = lib_->vocab_n_tokens(vocab_);
+        return;
+    }
 
     const int32_t threads = int32_t(thread_count(options.threads));
     ContextParams c = lib_->context_default_params();
@@ -478,7 +488,7 @@ LlamaModel::LlamaModel(std::shared_ptr<const LlamaLib> lib, const std::string &p
 }
 
 LlamaModel::~LlamaModel() {
-    lib_->free_context(ctx_);
+    if (ctx_) lib_->free_context(ctx_);
     lib_->model_free(model_);
 }
 
@@ -513,6 +523,7 @@ int32_t LlamaModel::eos() const {
 std::vector<float> LlamaModel::decode(std::span<const int32_t> tokens, int32_t pos0, int32_t seq) {
     const size_t n = tokens.size();
     const auto where = [&] { return path_ + ": decode"; };
+    if (!ctx_) throw Error(where(), std::nullopt, "the model was loaded as a vocabulary only");
     if (n == 0) throw Error(where(), std::nullopt, "no tokens");
     if (n > size_t(options_.n_ctx))
         throw Error(where(), std::nullopt,
@@ -561,6 +572,7 @@ std::vector<float> LlamaModel::decode(std::span<const int32_t> tokens, int32_t p
 }
 
 void LlamaModel::clear() {
+    if (!ctx_) return;  // a vocabulary only: no cache
     lib_->memory_clear(lib_->get_memory(ctx_), true);
 }
 
@@ -580,6 +592,26 @@ std::vector<int32_t> LlamaModel::tokenize(std::string_view text, bool add_specia
         out.resize(size_t(-int64_t(got)));
     }
     throw Error(path_ + ": tokenize", std::nullopt, "llama_tokenize failed");
+}
+
+std::string LlamaModel::detokenize(std::span<const int32_t> tokens, bool remove_special,
+                                   bool unparse_special) const {
+    for (const int32_t t : tokens)
+        if (t < 0 || t >= n_vocab_)
+            throw Error(path_ + ": detokenize", std::nullopt,
+                        "token " + std::to_string(t) + " is not in the vocabulary");
+    std::string out(tokens.size() * 8 + 16, '\0');
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        const int32_t got =
+            lib_->detokenize(vocab_, tokens.data(), int32_t(tokens.size()), out.data(),
+                             int32_t(out.size()), remove_special, unparse_special);
+        if (got >= 0) {
+            out.resize(size_t(got));
+            return out;
+        }
+        out.resize(size_t(-int64_t(got)));
+    }
+    throw Error(path_ + ": detokenize", std::nullopt, "llama_detokenize failed");
 }
 
 std::string LlamaModel::token_to_piece(int32_t token, bool special) const {

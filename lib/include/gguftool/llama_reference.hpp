@@ -41,6 +41,10 @@ public:
         int n_ctx = 512;       // positions per sequence; also the largest batch decode() takes
         int n_seq = 1;         // sequences in the KV cache (each with n_ctx positions)
         unsigned threads = 0;  // 0 = all cores (gguftool::thread_count)
+        // The vocabulary only (llama_model_params.vocab_only; no tensors are read, a vocab-only
+        // GGUF loads): tokenize, detokenize, token_to_piece, bos, eos and n_vocab work, the rest
+        // of the model (decode, clear, the shape queries) is not there to call.
+        bool vocab_only = false;
     };
     // Throws gguftool::Error naming the file (and llama.cpp's reason, from its log) on failure.
     LlamaModel(std::shared_ptr<const LlamaLib> lib, const std::string &path,
@@ -72,6 +76,10 @@ public:
     // llama_tokenize; add_special adds BOS/EOS as the model's vocabulary asks.
     std::vector<int32_t> tokenize(std::string_view text, bool add_special,
                                   bool parse_special) const;
+    // llama_detokenize: the text of `tokens` (remove_special: drop a leading BOS and trailing
+    // EOS; unparse_special: render control tokens).
+    std::string detokenize(std::span<const int32_t> tokens, bool remove_special,
+                           bool unparse_special) const;
     // llama_token_to_piece (no leading spaces stripped); `special`: render control tokens.
     std::string token_to_piece(int32_t token, bool special) const;
     int32_t bos() const;  // -1 if none
