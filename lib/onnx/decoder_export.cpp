@@ -13,6 +13,7 @@
 #include "gguftool/lower.hpp"
 #include "gguftool/onnx_schemas.hpp"
 #include "gguftool/output_file.hpp"
+#include "gguftool/tokenizer_export.hpp"
 #include "model_writer.hpp"
 
 namespace gguftool::decoder {
@@ -179,6 +180,14 @@ Result export_decoder(const gguf::Model &model, const std::string &out_dir, cons
     write_text((tmp.path() / "config.json").string(), config_json(h, row).dump(2) + "\n");
     write_text((tmp.path() / "generation_config.json").string(),
                generation_config_json(h).dump(2) + "\n");
+    // The tokenizer (gguftool/tokenizer_export.hpp): a vocabulary no tokenizer.json can express
+    // leaves the package without one, said in the notes; the graph does not depend on it.
+    try {
+        tokenizer::write_tokenizer_files(model, tmp.path().string());
+        r.tokenizer = true;
+    } catch (const Error &e) {
+        r.notes.push_back(fmt::format("no tokenizer.json: {}", e.what()));
+    }
     if (fs::exists(out, ec)) fs::remove(out, ec);  // an empty directory (checked above)
     if (::rename(tmp.path().c_str(), out.c_str()) != 0)
         throw Error(out_dir, std::nullopt,

@@ -5,6 +5,8 @@
 // The package is a directory:
 //   OUT/onnx/model.onnx, OUT/onnx/model.onnx_data   the graph and the tensor bytes
 //   OUT/config.json, OUT/generation_config.json     what transformers.js reads
+//   OUT/tokenizer.json, OUT/tokenizer_config.json,  the vocabulary, tokenizing as llama.cpp does
+//   OUT/special_tokens_map.json                     (gguftool/tokenizer_export.hpp)
 // written under a temporary name beside OUT and renamed into place at the end: it appears whole
 // or not at all. Tensor bytes stream from the mapped GGUF (bounded memory).
 //
@@ -100,6 +102,8 @@ struct Result {
     size_t packed = 0;  // weights decoded by DequantizePacked (or its lowering)
     // --weights nbits: weights per GGUF type and form ("q4_K -> MatMulNBits": 154)
     std::map<std::string, size_t> forms;
+    bool tokenizer = false;          // tokenizer.json and tokenizer_config.json written
+    std::vector<std::string> notes;  // things the user should know
     uint64_t tensor_bytes = 0;
 };
 
