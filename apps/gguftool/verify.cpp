@@ -339,10 +339,10 @@ Runner add_verify(CLI::App &app) {
         ->type_name("N")
         ->capture_default_str()
         ->needs(dec);
-    cmd->add_option("--backend", opt->backend,
-                    "With --onnx or --decoder: the backend that runs the model")
-        ->check(CLI::IsMember(runtime::backend_names()))
-        ->capture_default_str();
+    auto *backend = cmd->add_option("--backend", opt->backend,
+                                    "With --onnx or --decoder: the backend that runs the model")
+                        ->check(CLI::IsMember(runtime::backend_names()))
+                        ->capture_default_str();
     cmd->add_option("--device", opt->device,
                     "With --onnx: device number, for a backend with devices")
         ->check(CLI::NonNegativeNumber)
@@ -351,7 +351,13 @@ Runner add_verify(CLI::App &app) {
         ->needs(onnx);
     lib->excludes(ref);
     dec->excludes(ref)->excludes(onnx);
-    return [opt] {
+    return [opt, backend] {
+        if (backend->count() && opt->onnx_model.empty() && opt->decoder_dir.empty()) {
+            fmt::print(stderr,
+                       "gguftool verify: --backend requires --onnx or --decoder\nRun with --help "
+                       "for more information.\n");
+            return kExitUsage;
+        }
         // verify's own exit codes: file errors are 2 here (1 means a mismatch).
         try {
             if (!opt->decoder_dir.empty()) return run_decoder(*opt);

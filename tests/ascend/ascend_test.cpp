@@ -102,9 +102,8 @@ TEST(Ascend, EveryNodeTestPassesExactly) {
     for (const test::NodeTestRoot &root : test::present_node_test_roots()) {
         for (const rt::NodeTestResult &r : rt::run_node_tests(root.dir.string(), true, o)) {
             if (test::is_decoder_operator_test(r.name)) {
-                // CPU-only operators: refused before anything runs.
-                EXPECT_FALSE(r.passed) << root.name << "/" << r.name;
-                EXPECT_NE(r.message.find("cannot run"), std::string::npos) << r.message;
+                // CPU-only operators: placed on the CPU fallback, and exact there.
+                EXPECT_TRUE(r.passed) << root.name << "/" << r.name << ": " << r.message;
                 ++refused;
                 continue;
             }

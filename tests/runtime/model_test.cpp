@@ -195,10 +195,19 @@ TEST(Model, GraphErrorsNameTheNode) {
     {
         ModelBuilder b;
         b.input("a").output("y");
-        b.node("Identity", {"a"}, {"y"}, {}, "id").set_domain("com.microsoft");
+        b.node("Identity", {"a"}, {"y"}, {}, "id").set_domain("ai.onnx.ml");
         EXPECT_NE(model_error(b).find("node \"id\""), std::string::npos);
-        EXPECT_NE(model_error(b).find("unsupported operator domain \"com.microsoft\""),
+        EXPECT_NE(model_error(b).find("unsupported operator domain \"ai.onnx.ml\""),
                   std::string::npos);
+    }
+    {
+        // com.microsoft's operators are known, its other ones are not.
+        ModelBuilder b;
+        b.input("a").output("y");
+        b.node("Identity", {"a"}, {"y"}, {}, "id").set_domain("com.microsoft");
+        EXPECT_NE(model_error(b).find("the model imports no version of the com.microsoft domain"),
+                  std::string::npos)
+            << model_error(b);
     }
     {
         ModelBuilder b(30);
