@@ -224,17 +224,19 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
 int main_(int argc, char **argv) {
     Setup s;
     s.own = {{"--layers", "22"}, {"--prompt", "128"}, {"--steps", "8"}, {"--threads", "0"},
-             {"--keep", "0"}};
+             {"--keep", "0"},   {"--type", "Q4_K_M"}};
     if (int rc = setup(argc, argv, "bench_decoder", s,
-                       "[--layers N] [--prompt N] [--steps N] [--threads N] [--keep 1]"))
+                       "[--layers N] [--prompt N] [--steps N] [--threads N] [--type Q4_K_M|Q4_0] "
+                       "[--keep 1]"))
         return rc;
+    const std::string qtype = s.own["--type"];
     Shape shape;
     shape.layers = uint32_t(std::stoul(s.own["--layers"]));
     const int prompt = std::stoi(s.own["--prompt"]), steps = std::stoi(s.own["--steps"]);
     const unsigned threads = thread_count(unsigned(std::stoul(s.own["--threads"])));
     const fs::path dir = s.dir;
     const std::string f16 = (dir / "model-f16.gguf").string(),
-                      q4 = (dir / "model-q4_k_m.gguf").string();
+                      q4 = (dir / ("model-" + qtype + ".gguf")).string();
     fmt::print("bench_decoder: {} layers, n_embd {}, {} heads ({} KV) of {}, n_ff {}, vocab {}; "
                "{} threads; work in {}\n",
                shape.layers, shape.embd, shape.heads, shape.kv_heads, shape.embd / shape.heads,
@@ -250,47 +252,60 @@ int main_(int argc, char **argv) {
         return 1;
     }
     t0 = Clock::now();
-    reference::quantize_model(lib, f16, q4, *reference::llama_ftype_from_name("Q4_K_M"), threads);
-    fmt::print("  quantized to Q4_K_M by llama_model_quantize in {:.1f} s ({:.2f} GiB)\n",
+    const std::optional<int> ftype = reference::llama_ftype_from_name(qtype);
+    if (!ftype) {
+        fmt::print(stderr, "bench_decoder: unknown --type {}\n", qtype);
+        return 2;
+    }
+    reference::quantize_model(lib, f16, q4, *ftype, threads);
+    fmt::print("  quantized to {} by llama_model_quantize in {:.1f} s ({:.2f} GiB)\n", qtype,
                since(t0), double(fs::file_size(q4)) / (1 << 30));
     fs::remove(f16);
 
     // Export against cp.
-    const std::string pkg21 = (dir / "pkg-opset21").string(), pkg29 = (dir / "pkg-opset29").string();
+    const std::string pkg21 = (dir / "pkg-opset21").string(), pkg29 = (dir / "pkg-opset29").string(),
+                      pkgnb = (dir / "pkg-nbits").string();
     const ChildRun cp = run_child({"/bin/cp", q4, (dir / "copy.gguf").string()}, true);
     fs::remove(dir / "copy.gguf");
     const ChildRun ex21 =
         run_child({s.gguftool, "to-onnx", q4, pkg21, "--graph", "decoder", "--opset", "21", "-q"}, true);
     const ChildRun ex29 = run_child({s.gguftool, "to-onnx", q4, pkg29, "--graph", "decoder", "-q"}, true);
-    if (ex21.status != 0 || ex29.status != 0) {
+    const ChildRun exnb = run_child(
+        {s.gguftool, "to-onnx", q4, pkgnb, "--graph", "decoder", "--weights", "nbits", "-q"}, true);
+    if (ex21.status != 0 || ex29.status != 0 || exnb.status != 0) {
         fmt::print(stderr, "bench_decoder: the export failed\n");
         return 1;
     }
     const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(q4));
 
-    // onnxruntime.
-    Row ort{"onnxruntime 1.30 (opset 21)"};
-    {
+    // onnxruntime, on the lowered package and on the nbits one.
+    auto ort_row = [&](const std::string &name, const std::string &pkg) {
+        Row row{name};
         testkit::ProcessOptions o;
         o.err = testkit::Output::inherit;
         const testkit::ProcessResult r = testkit::run(
             {GGUFTOOL_NODE, GGUFTOOL_SOURCE_DIR "/bench/decoder_ort_bench.mjs",
-             pkg21 + "/onnx/model.onnx", std::to_string(h.n_layer), std::to_string(h.n_head_kv),
+             pkg + "/onnx/model.onnx", std::to_string(h.n_layer), std::to_string(h.n_head_kv),
              std::to_string(h.head_dim), std::to_string(prompt), std::to_string(steps),
              std::to_string(threads)},
             o);
-        if (r.status != 0) {
-            fmt::print(stderr, "bench_decoder: onnxruntime failed\n");
-            return 1;
-        }
+        if (r.status != 0) throw std::runtime_error("onnxruntime failed on " + pkg);
         const nlohmann::json j = nlohmann::json::parse(r.out);
-        ort.load_s = j["session_s"];
-        ort.rss_mib = double(r.max_rss_kib) / 1024;
-        ort.prefill_s = j["prefill_s"];
-        ort.step_s = median(j["step_s"].get<std::vector<double>>());
-    }
+        row.load_s = j["session_s"];
+        row.rss_mib = double(r.max_rss_kib) / 1024;
+        row.prefill_s = j["prefill_s"];
+        row.step_s = median(j["step_s"].get<std::vector<double>>());
+        return row;
+    };
+    const Row ort = ort_row("onnxruntime 1.30 (lowered, 21)", pkg21);
+    const Row ortnb = ort_row("onnxruntime 1.30 (nbits)", pkgnb);
     const Row ours = run_executor(pkg29, h, prompt, steps, threads);
-    const Row llama = run_llama(q4, prompt, steps, threads);
+    Row llama;
+    {
+        // libllama in a child process of its own would be fairer for RSS; in-process here, its
+        // load time and speed only.
+        llama = run_llama(q4, prompt, steps, threads);
+    }
 
     fmt::print("\nexport: to-onnx --graph decoder --opset 21 {:.2f} s, opset 29 {:.2f} s, cp of "
                "the GGUF {:.2f} s (ratio {:.1f}x / {:.1f}x); package {:.2f} GiB for a {:.2f} GiB "
@@ -303,7 +318,12 @@ int main_(int argc, char **argv) {
                double(fs::file_size(q4)) / (1 << 30));
     fmt::print("{:<30} {:>10} {:>10} {:>14} {:>12} {:>14}\n", "", "load s", "peak RSS",
                fmt::format("prefill {} s", prompt), "decode tok/s", "vs llama.cpp");
-    for (const Row &r : {ort, ours, llama})
+    fmt::print("nbits export {:.2f} s; GGUF {:.2f} GiB, nbits package {:.2f} GiB\n", exnb.seconds,
+               double(fs::file_size(q4)) / (1 << 30),
+               double(fs::file_size(pkgnb + "/onnx/model.onnx_data") +
+                      fs::file_size(pkgnb + "/onnx/model.onnx")) /
+                   (1 << 30));
+    for (const Row &r : {ort, ortnb, ours, llama})
         fmt::print("{:<30} {:>10.2f} {:>10} {:>14.2f} {:>12.2f} {:>14}\n", r.name, r.load_s,
                    r.rss_mib > 0 ? fmt::format("{:.0f} MiB", r.rss_mib) : "-", r.prefill_s,
                    1.0 / r.step_s,
