@@ -198,8 +198,8 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
     auto step = [&](int n, int pos) {
         std::vector<int64_t> positions(n), mask(pos + n, 1);
         for (int i = 0; i < n; ++i) positions[i] = pos + i;
-        in["input_ids"] = runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, n},
-                                                       prompt_ids(n, pos));
+        in["input_ids"] =
+            runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, n}, prompt_ids(n, pos));
         in["position_ids"] =
             runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, n}, positions);
         in["attention_mask"] =
@@ -223,8 +223,8 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
 
 int main_(int argc, char **argv) {
     Setup s;
-    s.own = {{"--layers", "22"}, {"--prompt", "128"}, {"--steps", "8"}, {"--threads", "0"},
-             {"--keep", "0"},   {"--type", "Q4_K_M"}, {"--ort-lowered", "0"}};
+    s.own = {{"--layers", "22"}, {"--prompt", "128"},  {"--steps", "8"},      {"--threads", "0"},
+             {"--keep", "0"},    {"--type", "Q4_K_M"}, {"--ort-lowered", "0"}};
     if (int rc = setup(argc, argv, "bench_decoder", s,
                        "[--layers N] [--prompt N] [--steps N] [--threads N] [--type Q4_K_M|Q4_0] "
                        "[--ort-lowered 1] [--keep 1]"))
@@ -237,10 +237,11 @@ int main_(int argc, char **argv) {
     const fs::path dir = s.dir;
     const std::string f16 = (dir / "model-f16.gguf").string(),
                       q4 = (dir / ("model-" + qtype + ".gguf")).string();
-    fmt::print("bench_decoder: {} layers, n_embd {}, {} heads ({} KV) of {}, n_ff {}, vocab {}; "
-               "{} threads; work in {}\n",
-               shape.layers, shape.embd, shape.heads, shape.kv_heads, shape.embd / shape.heads,
-               shape.ff, shape.vocab, threads, s.dir);
+    fmt::print(
+        "bench_decoder: {} layers, n_embd {}, {} heads ({} KV) of {}, n_ff {}, vocab {}; "
+        "{} threads; work in {}\n",
+        shape.layers, shape.embd, shape.heads, shape.kv_heads, shape.embd / shape.heads, shape.ff,
+        shape.vocab, threads, s.dir);
     auto t0 = Clock::now();
     write_model(f16, shape);
     fmt::print("  wrote the F16 model in {:.1f} s ({:.2f} GiB)\n", since(t0),
@@ -263,14 +264,15 @@ int main_(int argc, char **argv) {
     fs::remove(f16);
 
     // Export against cp.
-    const std::string pkg21 = (dir / "pkg-opset21").string(), pkg29 = (dir / "pkg-opset29").string(),
-                      pkgnb = (dir / "pkg-nbits").string(),
+    const std::string pkg21 = (dir / "pkg-opset21").string(),
+                      pkg29 = (dir / "pkg-opset29").string(), pkgnb = (dir / "pkg-nbits").string(),
                       pkgnb4 = (dir / "pkg-nbits-acc4").string();
     const ChildRun cp = run_child({"/bin/cp", q4, (dir / "copy.gguf").string()}, true);
     fs::remove(dir / "copy.gguf");
-    const ChildRun ex21 =
-        run_child({s.gguftool, "to-onnx", q4, pkg21, "--graph", "decoder", "--opset", "21", "-q"}, true);
-    const ChildRun ex29 = run_child({s.gguftool, "to-onnx", q4, pkg29, "--graph", "decoder", "-q"}, true);
+    const ChildRun ex21 = run_child(
+        {s.gguftool, "to-onnx", q4, pkg21, "--graph", "decoder", "--opset", "21", "-q"}, true);
+    const ChildRun ex29 =
+        run_child({s.gguftool, "to-onnx", q4, pkg29, "--graph", "decoder", "-q"}, true);
     const ChildRun exnb = run_child(
         {s.gguftool, "to-onnx", q4, pkgnb, "--graph", "decoder", "--weights", "nbits", "-q"}, true);
     const ChildRun exnb4 = run_child({s.gguftool, "to-onnx", q4, pkgnb4, "--graph", "decoder",
@@ -287,12 +289,12 @@ int main_(int argc, char **argv) {
         Row row{name};
         testkit::ProcessOptions o;
         o.err = testkit::Output::inherit;
-        const testkit::ProcessResult r = testkit::run(
-            {GGUFTOOL_NODE, GGUFTOOL_SOURCE_DIR "/bench/decoder_ort_bench.mjs",
-             pkg + "/onnx/model.onnx", std::to_string(h.n_layer), std::to_string(h.n_head_kv),
-             std::to_string(h.head_dim), std::to_string(prompt), std::to_string(steps),
-             std::to_string(threads)},
-            o);
+        const testkit::ProcessResult r =
+            testkit::run({GGUFTOOL_NODE, GGUFTOOL_SOURCE_DIR "/bench/decoder_ort_bench.mjs",
+                          pkg + "/onnx/model.onnx", std::to_string(h.n_layer),
+                          std::to_string(h.n_head_kv), std::to_string(h.head_dim),
+                          std::to_string(prompt), std::to_string(steps), std::to_string(threads)},
+                         o);
         if (r.status != 0) throw std::runtime_error("onnxruntime failed on " + pkg);
         const nlohmann::json j = nlohmann::json::parse(r.out);
         row.load_s = j["session_s"];
@@ -305,7 +307,8 @@ int main_(int argc, char **argv) {
     // while it creates the session (24 GiB were not enough for ~1.1B parameters on the
     // developers' machine: the kernel's OOM killer ended it), so it runs only when asked.
     std::vector<Row> rows;
-    if (s.own["--ort-lowered"] != "0") rows.push_back(ort_row("onnxruntime 1.30 (lowered, 21)", pkg21));
+    if (s.own["--ort-lowered"] != "0")
+        rows.push_back(ort_row("onnxruntime 1.30 (lowered, 21)", pkg21));
     rows.push_back(ort_row("onnxruntime 1.30 (nbits)", pkgnb));
     rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 4)", pkgnb4));
     const Row ours = run_executor(pkg29, h, prompt, steps, threads);
@@ -316,15 +319,16 @@ int main_(int argc, char **argv) {
         llama = run_llama(q4, prompt, steps, threads);
     }
 
-    fmt::print("\nexport: to-onnx --graph decoder --opset 21 {:.2f} s, opset 29 {:.2f} s, cp of "
-               "the GGUF {:.2f} s (ratio {:.1f}x / {:.1f}x); package {:.2f} GiB for a {:.2f} GiB "
-               "GGUF\n",
-               ex21.seconds, ex29.seconds, cp.seconds, ex21.seconds / cp.seconds,
-               ex29.seconds / cp.seconds,
-               double(fs::file_size(pkg21 + "/onnx/model.onnx_data") +
-                      fs::file_size(pkg21 + "/onnx/model.onnx")) /
-                   (1 << 30),
-               double(fs::file_size(q4)) / (1 << 30));
+    fmt::print(
+        "\nexport: to-onnx --graph decoder --opset 21 {:.2f} s, opset 29 {:.2f} s, cp of "
+        "the GGUF {:.2f} s (ratio {:.1f}x / {:.1f}x); package {:.2f} GiB for a {:.2f} GiB "
+        "GGUF\n",
+        ex21.seconds, ex29.seconds, cp.seconds, ex21.seconds / cp.seconds,
+        ex29.seconds / cp.seconds,
+        double(fs::file_size(pkg21 + "/onnx/model.onnx_data") +
+               fs::file_size(pkg21 + "/onnx/model.onnx")) /
+            (1 << 30),
+        double(fs::file_size(q4)) / (1 << 30));
     fmt::print("{:<30} {:>10} {:>10} {:>14} {:>12} {:>14}\n", "", "load s", "peak RSS",
                fmt::format("prefill {} s", prompt), "decode tok/s", "vs llama.cpp");
     fmt::print("nbits export {:.2f} s; GGUF {:.2f} GiB, nbits package {:.2f} GiB\n", exnb.seconds,

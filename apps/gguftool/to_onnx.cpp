@@ -95,10 +95,9 @@ int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
     fmt::print(
         "{}: {} decoder, {} {}, {} heads ({} KV) of {}, vocabulary {}; {} nodes at opset {}, {} "
         "weights as DequantizePacked{}, {} of tensor data{}\n",
-        r.directory, h.arch, h.n_layer, plural(uint64_t(h.n_layer), "layer"), h.n_head,
-        h.n_head_kv, h.head_dim, h.n_vocab, r.nodes, r.opset, r.packed,
-        r.opset != 29 ? " (lowered)" : "", human_bytes(double(r.tensor_bytes)),
-        r.tokenizer ? "; tokenizer.json" : "");
+        r.directory, h.arch, h.n_layer, plural(uint64_t(h.n_layer), "layer"), h.n_head, h.n_head_kv,
+        h.head_dim, h.n_vocab, r.nodes, r.opset, r.packed, r.opset != 29 ? " (lowered)" : "",
+        human_bytes(double(r.tensor_bytes)), r.tokenizer ? "; tokenizer.json" : "");
     for (const auto &[form, count] : r.forms) fmt::print("  {:<34} {}\n", form, count);
     for (const std::string &note : r.notes) fmt::print(stderr, "gguftool: note: {}\n", note);
     return kExitOk;

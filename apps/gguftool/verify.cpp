@@ -6,8 +6,6 @@
 // missing or unusable, an ONNX model that cannot be loaded or run).
 #include "gguftool/verify.hpp"
 
-#include "gguftool/decoder_verify.hpp"
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -19,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "gguftool/decoder_verify.hpp"
 #include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 #include "output.hpp"
@@ -270,23 +269,25 @@ int run_decoder(const Options &opt) {
         j["pass"] = r.pass;
         fmt::print("{}\n", j.dump(2));
     } else {
-        fmt::print("{} against llama.cpp ({} prompt {}, {} {})\n", opt.decoder_dir,
-                   r.prompt_tokens, plural(uint64_t(r.prompt_tokens), "token"),
-                   r.steps.size() - 1, plural(uint64_t(r.steps.size() - 1), "step"));
+        fmt::print("{} against llama.cpp ({} prompt {}, {} {})\n", opt.decoder_dir, r.prompt_tokens,
+                   plural(uint64_t(r.prompt_tokens), "token"), r.steps.size() - 1,
+                   plural(uint64_t(r.steps.size() - 1), "step"));
         fmt::print("{:>4}  {:>9}  {:>10}  {:>9}  {:>10}  {:>10}  {:>5}\n", "step", "positions",
                    "max|Δ|", "spread", "max|Δ|/spr", "KL", "top-1");
         for (const vf::DecoderStep &s : r.steps)
             fmt::print("{:>4}  {:>9}  {:>10.3g}  {:>9.3g}  {:>10.3g}  {:>10.3g}  {:>2}/{:<2}  {}\n",
-                       s.index == 0 ? std::string("fill") : std::to_string(s.index),
-                       s.positions, s.max_abs, s.spread, s.relative, s.kl, s.top1_agree,
-                       s.positions, s.pass ? "ok" : "MISMATCH");
+                       s.index == 0 ? std::string("fill") : std::to_string(s.index), s.positions,
+                       s.max_abs, s.spread, s.relative, s.kl, s.top1_agree, s.positions,
+                       s.pass ? "ok" : "MISMATCH");
         fmt::print("tokens: {} | {} (llama.cpp's greedy choices, fed to both)\n",
                    fmt::join(r.tokens.begin(), r.tokens.begin() + r.prompt_tokens, " "),
                    fmt::join(r.tokens.begin() + r.prompt_tokens, r.tokens.end(), " "));
-        fmt::print("tolerance ({} weights): max|Δ|/spread <= {:g}, KL <= {:g}, top-1 equal but "
-                   "for near ties\n",
-                   r.tolerance.weights, r.tolerance.relative, r.tolerance.kl);
-        fmt::print("{}\n", r.pass ? "decoder agrees with llama.cpp" : "decoder DIFFERS from llama.cpp");
+        fmt::print(
+            "tolerance ({} weights): max|Δ|/spread <= {:g}, KL <= {:g}, top-1 equal but "
+            "for near ties\n",
+            r.tolerance.weights, r.tolerance.relative, r.tolerance.kl);
+        fmt::print("{}\n",
+                   r.pass ? "decoder agrees with llama.cpp" : "decoder DIFFERS from llama.cpp");
     }
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
         std::perror("gguftool: writing output");
@@ -333,8 +334,7 @@ Runner add_verify(CLI::App &app) {
         ->type_name("TEXT")
         ->needs(dec)
         ->excludes(ids);
-    cmd->add_option("--steps", opt->steps,
-                    "With --decoder: single-token steps after the prompt")
+    cmd->add_option("--steps", opt->steps, "With --decoder: single-token steps after the prompt")
         ->check(CLI::Range(0, 4096))
         ->type_name("N")
         ->capture_default_str()

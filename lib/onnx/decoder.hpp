@@ -22,16 +22,17 @@ enum class Swa {
 
 // One architecture: what it does beyond the common pre-norm decoder (MODEL-FACTS §1.3-1.8).
 struct ArchRow {
-    std::string_view name;        // general.architecture
-    std::string_view model_type;  // config.json's model_type (transformers.js picks the class by it)
-    std::string_view hf_class;    // config.json's architectures[0]
-    bool neox;                    // rope pairs (i, i + n_rot/2); else adjacent pairs (NORM)
-    bool gelu;                    // GELU (tanh) gated FFN; else SiLU
-    bool embed_scale;             // embedding * sqrt(n_embd)
-    bool q_scaled;                // Q *= scale after RoPE, scores unscaled; else scores scaled
-    bool post_norms;              // post_attention_norm and post_ffw_norm (required)
-    bool qk_norm;                 // attn_q_norm and attn_k_norm over the head (required)
-    bool always_tied;             // the head is always token_embd
+    std::string_view name;  // general.architecture
+    std::string_view
+        model_type;             // config.json's model_type (transformers.js picks the class by it)
+    std::string_view hf_class;  // config.json's architectures[0]
+    bool neox;                  // rope pairs (i, i + n_rot/2); else adjacent pairs (NORM)
+    bool gelu;                  // GELU (tanh) gated FFN; else SiLU
+    bool embed_scale;           // embedding * sqrt(n_embd)
+    bool q_scaled;              // Q *= scale after RoPE, scores unscaled; else scores scaled
+    bool post_norms;            // post_attention_norm and post_ffw_norm (required)
+    bool qk_norm;               // attn_q_norm and attn_k_norm over the head (required)
+    bool always_tied;           // the head is always token_embd
     Swa swa;
     int64_t layers_27b;  // the 27B model's layer count: Q scaled by 1/sqrt(n_embd/n_head) there
 };
@@ -54,7 +55,7 @@ std::vector<int> emit_decoder(onnx_export::detail::GraphBuilder &g, const gguf::
 // (ggml_rope_cache_init): [n_positions][n_rot/2] each. `factors`: per-pair divisors of the angle
 // (rope_freqs, longrope's), or empty.
 void rope_tables(const Hparams &h, float freq_base, float freq_scale,
-                 std::span<const float> factors, int64_t first, int64_t n_positions,
-                 float *cos_out, float *sin_out);
+                 std::span<const float> factors, int64_t first, int64_t n_positions, float *cos_out,
+                 float *sin_out);
 
 }  // namespace gguftool::decoder::detail

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstring>
-
 #include <filesystem>
 #include <nlohmann/json.hpp>
 

@@ -21,8 +21,8 @@ namespace gguftool::decoder::detail {
 namespace {
 
 using onnx_export::detail::GraphBuilder;
-using onnx_export::detail::Sink;
 using onnx_export::detail::set_attribute;
+using onnx_export::detail::Sink;
 
 // Node helpers: each returns the fresh value it computes, named "<scope>/<what>".
 class Net {
@@ -189,10 +189,10 @@ private:
     std::map<std::string, NbitsOperands> nbits_done_;
     std::vector<int> weight_nodes_;
 
-    std::string batch_seq_;  // Shape(input_ids): [B, S]
+    std::string batch_seq_;                      // Shape(input_ids): [B, S]
     std::string cos_, sin_, cos_swa_, sin_swa_;  // [B, S, 1, n_rot/2]
-    std::string temp_;                            // [B, S, 1, 1] (mistral3's temperature)
-    std::string mask_, mask_swa_;                 // [B, 1, 1, S, T]
+    std::string temp_;                           // [B, S, 1, 1] (mistral3's temperature)
+    std::string mask_, mask_swa_;                // [B, 1, 1, S, T]
 };
 
 std::string Builder::weight(const std::string &name, bool required) {
@@ -240,7 +240,8 @@ std::optional<Builder::NbitsOperands> Builder::nbits_operands(const gguf::Tensor
     enum Part { codes, scales, zero_points };
     auto writer = [=](Part part) {
         return [=](Sink &sink) {
-            const int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 22) / std::max<int64_t>(K, 1));
+            const int64_t chunk =
+                std::max<int64_t>(1, (int64_t(1) << 22) / std::max<int64_t>(K, 1));
             std::vector<uint8_t> b;
             std::vector<float> s, z;
             for (int64_t r0 = 0; r0 < N; r0 += chunk) {
@@ -271,16 +272,14 @@ std::optional<Builder::NbitsOperands> Builder::nbits_operands(const gguf::Tensor
 std::string Builder::project(const std::string &x, const std::string &w, const std::string &b,
                              std::string_view what) {
     const gguf::TensorInfo *t = model_.find_tensor(w);
-    if (!t)
-        throw Error(model_.first().path(), std::nullopt, fmt::format("tensor {}: missing", w));
+    if (!t) throw Error(model_.first().path(), std::nullopt, fmt::format("tensor {}: missing", w));
     if (nbits_ && traits(t->type).quantized) {
         if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
             ++forms[fmt::format("{} -> MatMulNBits", type_name(t->type))];
             const std::string bias = weight(b, false);
             std::string out = n_.g().name(fmt::format("{}/{}", n_.scope, what));
-            onnx::NodeProto &node = n_.g().node(n_.scope, "MatMulNBits",
-                                                {x, o->b, o->scales, o->zero_points, "", bias},
-                                                {out});
+            onnx::NodeProto &node = n_.g().node(
+                n_.scope, "MatMulNBits", {x, o->b, o->scales, o->zero_points, "", bias}, {out});
             while (node.input_size() > 3 && node.input(node.input_size() - 1).empty())
                 node.mutable_input()->RemoveLast();
             node.set_domain("com.microsoft");
@@ -292,8 +291,9 @@ std::string Builder::project(const std::string &x, const std::string &w, const s
             return out;
         }
     }
-    if (nbits_) ++forms[fmt::format("{} -> {}", type_name(t->type),
-                                    traits(t->type).quantized ? "DequantizePacked" : "plain")];
+    if (nbits_)
+        ++forms[fmt::format("{} -> {}", type_name(t->type),
+                            traits(t->type).quantized ? "DequantizePacked" : "plain")];
     return n_.linear(x, weight(w), weight(b, false), what);
 }
 
@@ -308,8 +308,8 @@ std::string Builder::embedding(const std::string &ids) {
             if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
                 ++forms[fmt::format("{} -> GatherBlockQuantized", type_name(t->type))];
                 // [V, blocks, blob] as [V, E·bits/8]: the same bytes.
-                const std::string data = n_.reshape(
-                    o->b, n_.ints({o->n, o->k * o->form.bits / 8}), "embd_data");
+                const std::string data =
+                    n_.reshape(o->b, n_.ints({o->n, o->k * o->form.bits / 8}), "embd_data");
                 std::string out = n_.g().name("embed/rows");
                 onnx::NodeProto &node =
                     n_.g().node(n_.scope, "GatherBlockQuantized", {data, ids, o->scales}, {out});
@@ -364,8 +364,8 @@ std::string Builder::rope(const std::string &x, int64_t heads, const std::string
     if (h_.rope_neox) {
         out = n_.concat({o1, o2}, -1, "roped");
     } else {
-        out = n_.reshape(n_.concat({o1, o2}, -1, "pairs_roped"), n_.ints({0, 0, heads, R}),
-                         "roped");
+        out =
+            n_.reshape(n_.concat({o1, o2}, -1, "pairs_roped"), n_.ints({0, 0, heads, R}), "roped");
     }
     if (R < D) out = n_.concat({out, n_.slice(x, R, D, -1, "pass")}, -1, "rope");
     return out;
@@ -376,9 +376,9 @@ std::vector<float> Builder::factors(const std::string &name) {
     if (!t) return {};
     if (t->type != GgmlType::f32 || t->elements != uint64_t(h_.n_rot / 2) ||
         model_.first().byte_order() != gguf::ByteOrder::little)
-        throw Error(model_.shards().at(t->shard)->path(), t->file_offset,
-                    fmt::format("tensor {}: expected {} little-endian f32 values", name,
-                                h_.n_rot / 2));
+        throw Error(
+            model_.shards().at(t->shard)->path(), t->file_offset,
+            fmt::format("tensor {}: expected {} little-endian f32 values", name, h_.n_rot / 2));
     std::vector<float> v(t->elements);
     std::memcpy(v.data(), t->data.data(), v.size() * sizeof(float));
     return v;
@@ -414,8 +414,8 @@ void Builder::positions() {
             const int64_t split = std::min<int64_t>(P, h_.n_ctx_orig);
             rope_tables(h_, base, scale, ff_short, 0, split, c->data(), s->data());
             if (split < P)
-                rope_tables(h_, base, scale, ff_long.empty() ? ff_short : ff_long, split,
-                            P - split, c->data() + split * half, s->data() + split * half);
+                rope_tables(h_, base, scale, ff_long.empty() ? ff_short : ff_long, split, P - split,
+                            c->data() + split * half, s->data() + split * half);
         } else {
             rope_tables(h_, base, scale, ff, 0, P, c->data(), s->data());
         }
@@ -440,8 +440,7 @@ void Builder::positions() {
                                 h_.attn_temp_scale +
                             1.0);
         const std::string tt = n_.g().payload(
-            "gguftool:attn_temperature", DataType::float32, {P}, P * sizeof(float),
-            [t](Sink &s) {
+            "gguftool:attn_temperature", DataType::float32, {P}, P * sizeof(float), [t](Sink &s) {
                 s.write(reinterpret_cast<const uint8_t *>(t->data()), t->size() * sizeof(float));
             });
         temp_ = n_.unsqueeze(n_.op("Gather", {tt, "position_ids"}, "temperature"), {2, 3},
@@ -462,7 +461,7 @@ void Builder::masks() {
     const std::string future = n_.op("Greater", {keys, queries}, "future");  // [S, T]
     const std::string pad = n_.unsqueeze(
         n_.op("Equal", {"attention_mask", n_.g().int64_vector("ints", {0})}, "padding"), {1},
-        "padding3");  // [B, 1, T]
+        "padding3");                                                  // [B, 1, T]
     const std::string hidden = n_.op("Or", {future, pad}, "hidden");  // [B, S, T]
     const std::string lowest = n_.f(std::numeric_limits<float>::lowest());
     const std::string zero = n_.f(0.0f);
@@ -520,25 +519,22 @@ std::string Builder::attention(int64_t il, const std::string &x) {
                 present_k);
     set_attribute(*n_.last, "axis", int64_t{2});
     n_.op_named("Concat",
-                {fmt::format("past_key_values.{}.value", il),
-                 n_.transpose(v, {0, 2, 1, 3}, "v_t")},
+                {fmt::format("past_key_values.{}.value", il), n_.transpose(v, {0, 2, 1, 3}, "v_t")},
                 present_v);
     set_attribute(*n_.last, "axis", int64_t{2});
 
-    const std::string q5 = n_.transpose(
-        n_.reshape(q, n_.ints({0, 0, Hkv, r, D}), "q_groups"), {0, 2, 3, 1, 4}, "q5");
-    const std::string k5 =
-        n_.unsqueeze(n_.transpose(present_k, {0, 1, 3, 2}, "k_cols"), {2}, "k5");
+    const std::string q5 =
+        n_.transpose(n_.reshape(q, n_.ints({0, 0, Hkv, r, D}), "q_groups"), {0, 2, 3, 1, 4}, "q5");
+    const std::string k5 = n_.unsqueeze(n_.transpose(present_k, {0, 1, 3, 2}, "k_cols"), {2}, "k5");
     std::string scores = n_.op("MatMul", {q5, k5}, "scores");  // [B, Hkv, r, S, T]
     if (h_.kq_scale != 1.0f) scores = n_.mul(scores, h_.kq_scale, "scores_scaled");
     if (h_.attn_softcap != 0.0f) scores = softcap(scores, h_.attn_softcap);
     scores = n_.add(scores, swa ? mask_swa_ : mask_, "scores_masked");
     const std::string probs = n_.op("Softmax", {scores}, "probs");
     set_attribute(*n_.last, "axis", int64_t{-1});
-    const std::string o =
-        n_.op("MatMul", {probs, n_.unsqueeze(present_v, {2}, "v5")}, "context");
-    const std::string merged = n_.reshape(n_.transpose(o, {0, 3, 1, 2, 4}, "context_t"),
-                                          n_.ints({-1, H * D}), "context2");
+    const std::string o = n_.op("MatMul", {probs, n_.unsqueeze(present_v, {2}, "v5")}, "context");
+    const std::string merged =
+        n_.reshape(n_.transpose(o, {0, 3, 1, 2, 4}, "context_t"), n_.ints({-1, H * D}), "context2");
     return layer_project(merged, il, "attn_output.weight", "attn_out");
 }
 
@@ -579,8 +575,8 @@ std::string Builder::layer(int64_t il, const std::string &x) {
 
 std::vector<int> Builder::build() {
     onnx::GraphProto &graph = n_.g().plan().graph;
-    const std::string batch = "batch_size", seq = "sequence_length",
-                      past = "past_sequence_length", total = "total_sequence_length";
+    const std::string batch = "batch_size", seq = "sequence_length", past = "past_sequence_length",
+                      total = "total_sequence_length";
     add_value(*graph.mutable_input(), "input_ids", DataType::int64, {batch, seq});
     add_value(*graph.mutable_input(), "attention_mask", DataType::int64, {batch, total});
     add_value(*graph.mutable_input(), "position_ids", DataType::int64, {batch, seq});
@@ -616,8 +612,8 @@ std::vector<int> Builder::build() {
 }  // namespace
 
 void rope_tables(const Hparams &h, float freq_base, float freq_scale,
-                 std::span<const float> factors, int64_t first, int64_t n_positions,
-                 float *cos_out, float *sin_out) {
+                 std::span<const float> factors, int64_t first, int64_t n_positions, float *cos_out,
+                 float *sin_out) {
     // ggml_rope_cache_init / rope_yarn / ggml_rope_yarn_corr_dims, in float as ggml does.
     const int64_t n_dims = h.n_rot, half = n_dims / 2;
     const float theta_scale = powf(freq_base, -2.0f / float(n_dims));
@@ -648,7 +644,8 @@ void rope_tables(const Hparams &h, float freq_base, float freq_scale,
 }
 
 std::vector<int> emit_decoder(GraphBuilder &g, const gguf::Model &model, const Hparams &h,
-                              const Options &options, int opset, std::map<std::string, size_t> *forms) {
+                              const Options &options, int opset,
+                              std::map<std::string, size_t> *forms) {
     Builder b(g, model, h, options, opset);
     std::vector<int> nodes = b.build();
     if (forms) *forms = b.forms;

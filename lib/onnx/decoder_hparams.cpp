@@ -12,24 +12,19 @@ namespace detail {
 namespace {
 
 // What an architecture does beyond the common pre-norm decoder (MODEL-FACTS §1.3-1.8).
+// clang-format off
 const ArchRow kArchs[] = {
-    // name      model_type     class                  neox   gelu   embsc  qscal  post   qknorm tied   swa
-    {"llama", "llama", "LlamaForCausalLM", false, false, false, false, false, false, false, Swa::none, 0},
-    {"mistral3", "mistral", "MistralForCausalLM", false, false, false, false, false, false, false,
-     Swa::none, 0},
-    {"qwen2", "qwen2", "Qwen2ForCausalLM", true, false, false, false, false, false, false,
-     Swa::none, 0},
-    {"qwen3", "qwen3", "Qwen3ForCausalLM", true, false, false, false, false, true, false,
-     Swa::none, 0},
-    {"gemma", "gemma", "GemmaForCausalLM", true, true, true, true, false, false, true, Swa::none,
-     0},
-    {"gemma2", "gemma2", "Gemma2ForCausalLM", true, true, true, true, true, false, true,
-     Swa::gemma2, 46},
-    {"gemma3", "gemma3_text", "Gemma3ForCausalLM", true, true, true, true, true, true, false,
-     Swa::gemma3, 62},
-    {"phi3", "phi3", "Phi3ForCausalLM", true, false, false, true, false, false, false, Swa::none,
-     0},
+    // name      model_type     class                 neox   gelu   embsc  qscale post   qknorm tied   swa          27B layers
+    {"llama",    "llama",       "LlamaForCausalLM",   false, false, false, false, false, false, false, Swa::none,   0},
+    {"mistral3", "mistral",     "MistralForCausalLM", false, false, false, false, false, false, false, Swa::none,   0},
+    {"qwen2",    "qwen2",       "Qwen2ForCausalLM",   true,  false, false, false, false, false, false, Swa::none,   0},
+    {"qwen3",    "qwen3",       "Qwen3ForCausalLM",   true,  false, false, false, false, true,  false, Swa::none,   0},
+    {"gemma",    "gemma",       "GemmaForCausalLM",   true,  true,  true,  true,  false, false, true,  Swa::none,   0},
+    {"gemma2",   "gemma2",      "Gemma2ForCausalLM",  true,  true,  true,  true,  true,  false, true,  Swa::gemma2, 46},
+    {"gemma3",   "gemma3_text", "Gemma3ForCausalLM",  true,  true,  true,  true,  true,  true,  false, Swa::gemma3, 62},
+    {"phi3",     "phi3",        "Phi3ForCausalLM",    true,  false, false, true,  false, false, false, Swa::none,   0},
 };
+// clang-format on
 
 // Metadata access naming the file and key in every error.
 class Keys {
@@ -53,7 +48,8 @@ public:
             if (fallback) return *fallback;
             fail(e, name, "missing");
         }
-        if (e->value.type() == gguf::ValueType::array) fail(e, name, "per-layer arrays are not supported");
+        if (e->value.type() == gguf::ValueType::array)
+            fail(e, name, "per-layer arrays are not supported");
         try {
             return e->value.as_int();
         } catch (const std::exception &) {
@@ -104,8 +100,7 @@ void swa_pattern(const gguf::Model &m, const Keys &k, Hparams &h, uint32_t perio
                 e->value.array_size() != uint64_t(h.n_layer))
                 k.fail(e, "attention.sliding_window_pattern",
                        fmt::format("expected {} bools", h.n_layer));
-            for (int64_t il = 0; il < h.n_layer; ++il)
-                h.swa[il] = e->value.element(il).as_bool();
+            for (int64_t il = 0; il < h.n_layer; ++il) h.swa[il] = e->value.element(il).as_bool();
             return;
         }
         period = uint32_t(k.integer("attention.sliding_window_pattern", std::nullopt));
@@ -151,7 +146,8 @@ Hparams read_hparams(const gguf::Model &model) {
                                 h.arch, fmt::join(architectures(), ", ")));
     const Keys k(model, h.arch);
 
-    if (const gguf::MetadataEntry *e = k.find("expert_count"); e && k.integer("expert_count", 0) > 0)
+    if (const gguf::MetadataEntry *e = k.find("expert_count");
+        e && k.integer("expert_count", 0) > 0)
         k.fail(e, "expert_count", "mixture-of-experts models are not supported");
     h.n_ctx_train = k.integer("context_length", std::nullopt);
     h.n_embd = k.integer("embedding_length", std::nullopt);

@@ -77,9 +77,9 @@ void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &ro
         expect(n("ffn_down.bias"), {E}, false);
         for (const char *moe : {"ffn_gate_inp.weight", "ffn_up_exps.weight"})
             if (model.find_tensor(n(moe)))
-                throw Error(model.first().path(), std::nullopt,
-                            fmt::format("tensor {}: mixture-of-experts models are not supported",
-                                        n(moe)));
+                throw Error(
+                    model.first().path(), std::nullopt,
+                    fmt::format("tensor {}: mixture-of-experts models are not supported", n(moe)));
     }
     expect("rope_freqs.weight", {h.n_rot / 2}, false);
     expect("rope_factors_long.weight", {h.n_rot / 2}, false);

@@ -26,7 +26,7 @@ struct Model::Impl {
     std::string base_dir;  // for external data
     std::shared_ptr<const onnx::ModelProto> proto;  // owns the nodes and the raw_data viewed
     int64_t opset = 0;
-    int64_t contrib_opset = 0;  // com.microsoft's imported version (0: not imported)
+    int64_t contrib_opset = 0;           // com.microsoft's imported version (0: not imported)
     std::vector<ValueInfo> inputs;       // to feed
     std::vector<ValueInfo> overridable;  // graph inputs that also have an initializer
     std::vector<ValueInfo> outputs;

@@ -47,12 +47,12 @@ void run_matmul_nbits(OpContext &ctx) {
         const DeviceTensor &zp = ctx.input(3);
         const bool packed = zp.dtype == DataType::uint8 &&
                             zp.elements() == uint64_t(*N * ((blocks * bits + 7) / 8));
-        const bool floats =
-            zp.dtype == DataType::float32 && zp.elements() == uint64_t(*N * blocks);
+        const bool floats = zp.dtype == DataType::float32 && zp.elements() == uint64_t(*N * blocks);
         if (!packed && !floats)
-            throw Error(fmt::format("input zero_points ({} {}) must be packed uint8 or float "
-                                    "[N, {}]",
-                                    dtype_name(zp.dtype), shape_string(zp.shape), blocks));
+            throw Error(
+                fmt::format("input zero_points ({} {}) must be packed uint8 or float "
+                            "[N, {}]",
+                            dtype_name(zp.dtype), shape_string(zp.shape), blocks));
     }
     if (ctx.has_input(4)) throw Error("input g_idx is not supported");
     if (ctx.has_input(5)) {
@@ -87,8 +87,7 @@ void run_gather_block_quantized(OpContext &ctx) {
     if (!power_of_two_at_least_16(block))
         throw Error(fmt::format("attribute 'block_size' {} must be a power of 2 >= 16", block));
     if (data.shape.size() != 2) throw Error("input data must be 2-D here");
-    if (ctx.attr_int("gather_axis", 0) != 0)
-        throw Error("attribute 'gather_axis' must be 0 here");
+    if (ctx.attr_int("gather_axis", 0) != 0) throw Error("attribute 'gather_axis' must be 0 here");
     const int64_t qa = ctx.attr_int("quantize_axis", 1);
     if (qa != 1 && qa != -1) throw Error("attribute 'quantize_axis' must be the last axis here");
     const int64_t rows = data.shape[0], width = data.shape[1] * 8 / bits;
@@ -115,12 +114,32 @@ DataType float_output(const onnx::NodeProto &, std::span<const DataType>) {
 
 std::span<const OpDef> contrib_ops() {
     static const OpDef rows[] = {
-        {"MatMulNBits", 1, {}, 3, 6, 1, 1,
-         {"K", "N", "bits", "block_size", "accuracy_level", "weight_prepacked"}, run_matmul_nbits,
-         float_output, false, true, kContribDomain},
-        {"GatherBlockQuantized", 1, {}, 3, 4, 1, 1,
-         {"bits", "block_size", "gather_axis", "quantize_axis"}, run_gather_block_quantized,
-         float_output, false, true, kContribDomain},
+        {"MatMulNBits",
+         1,
+         {},
+         3,
+         6,
+         1,
+         1,
+         {"K", "N", "bits", "block_size", "accuracy_level", "weight_prepacked"},
+         run_matmul_nbits,
+         float_output,
+         false,
+         true,
+         kContribDomain},
+        {"GatherBlockQuantized",
+         1,
+         {},
+         3,
+         4,
+         1,
+         1,
+         {"bits", "block_size", "gather_axis", "quantize_axis"},
+         run_gather_block_quantized,
+         float_output,
+         false,
+         true,
+         kContribDomain},
     };
     return rows;
 }

@@ -20,8 +20,7 @@ const std::vector<OpDef> &table() {
         std::vector<OpDef> all;
         for (const std::span<const OpDef> rows :
              {compute_ops(), dequantize_packed_ops(), elementwise_ops(), layout_ops(), linalg_ops(),
-              one_hot_ops(), range_ops(), reduce_ops(), shape_ops(), unpack_ops(),
-              contrib_ops()})
+              one_hot_ops(), range_ops(), reduce_ops(), shape_ops(), unpack_ops(), contrib_ops()})
             all.insert(all.end(), rows.begin(), rows.end());
         return all;
     }();

@@ -1,5 +1,7 @@
 // verify_decoder: llama.cpp's logits (libllama) against the exported decoder's in the executor,
 // step by step through the KV cache.
+#include "gguftool/decoder_verify.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <filesystem>
 
 #include "gguftool/decoder_export.hpp"
-#include "gguftool/decoder_verify.hpp"
 #include "gguftool/error.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/llama_reference.hpp"
@@ -160,15 +161,15 @@ DecoderReport verify_decoder(const std::string &gguf_path, const std::string &pa
         runtime::NamedTensors out = session.run(in);
         const Tensor *logits = nullptr;
         for (auto &[name, t] : out) {
-            if (name == "logits") logits = &t;
+            if (name == "logits")
+                logits = &t;
             else if (name.rfind("present.", 0) == 0)
                 past["past_key_values." + name.substr(8)] = t;
         }
         if (!logits || logits->dtype() != DataType::float32 ||
             logits->elements() != uint64_t(n) * uint64_t(V))
             throw Error(model_path, std::nullopt, "the graph gave no float logits [1, S, vocab]");
-        DecoderStep s = compare(step, logits->data_as<float>(), ref.data(), n, V,
-                                report.tolerance);
+        DecoderStep s = compare(step, logits->data_as<float>(), ref.data(), n, V, report.tolerance);
         report.pass = report.pass && s.pass;
         report.steps.push_back(s);
         // The next token: llama.cpp's greedy choice, fed to both.

@@ -6,9 +6,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -51,8 +50,8 @@ verify::DecoderReport verify_package(const std::string &gguf, const std::string 
 std::string describe(const verify::DecoderReport &r) {
     std::string s = "tolerance " + r.tolerance.weights + ":";
     for (const verify::DecoderStep &st : r.steps)
-        s += " [step " + std::to_string(st.index) + " rel " + std::to_string(st.relative) +
-             " kl " + std::to_string(st.kl) + " top1 " + std::to_string(st.top1_agree) + "/" +
+        s += " [step " + std::to_string(st.index) + " rel " + std::to_string(st.relative) + " kl " +
+             std::to_string(st.kl) + " top1 " + std::to_string(st.top1_agree) + "/" +
              std::to_string(st.positions) + (st.pass ? "" : " FAIL") + "]";
     return s;
 }
@@ -68,7 +67,8 @@ class Decoder : public ::testing::TestWithParam<std::string> {};
 TEST_P(Decoder, F32AgreesWithLlamaCpp) {
     REQUIRE_LLAMA();
     const std::string gguf = testkit::decoder_gguf(GetParam(), "F32");
-    const verify::DecoderReport r = verify_package(gguf, testkit::decoder_package(GetParam(), "F32"));
+    const verify::DecoderReport r =
+        verify_package(gguf, testkit::decoder_package(GetParam(), "F32"));
     EXPECT_TRUE(r.pass) << describe(r);
     ASSERT_EQ(r.steps.size(), 5u);
     EXPECT_EQ(r.steps[0].positions, int(kPrompt.size()));
@@ -105,8 +105,10 @@ TEST_P(Decoder, BatchWithLeftPaddingGivesEachRowItsOwnLogits) {
     };
     auto take_present = [](runtime::NamedTensors &out, runtime::Inputs &in, Tensor &logits) {
         for (auto &[name, t] : out) {
-            if (name == "logits") logits = t;
-            else in["past_key_values." + name.substr(8)] = t;
+            if (name == "logits")
+                logits = t;
+            else
+                in["past_key_values." + name.substr(8)] = t;
         }
     };
     auto ints = [](Shape s, const std::vector<int64_t> &v) {
@@ -197,16 +199,17 @@ TEST_P(DecoderQuantized, AgreesWithLlamaCpp) {
     std::printf("%s %s: %s\n", variant.c_str(), type.c_str(), describe(r).c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Tiny, DecoderQuantized,
-    ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
-                       ::testing::Values("Q4_0", "Q8_0", "Q4_K_M", "Q6_K", "IQ4_XS")),
-    [](const auto &info) {
-        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
-        for (char &c : s)
-            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-        return s;
-    });
+INSTANTIATE_TEST_SUITE_P(Tiny, DecoderQuantized,
+                         ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
+                                            ::testing::Values("Q4_0", "Q8_0", "Q4_K_M", "Q6_K",
+                                                              "IQ4_XS")),
+                         [](const auto &info) {
+                             std::string s =
+                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                             for (char &c : s)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return s;
+                         });
 
 // --weights nbits (MatMulNBits, GatherBlockQuantized) in the executor: within 2e-3 of the logits'
 // spread from the exact (packed) export of the same file, and verify passes.
@@ -251,17 +254,18 @@ TEST_P(DecoderNbits, AgreesWithTheExactExportAndLlamaCpp) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Tiny, DecoderNbits,
-    ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "gemma3", "phi3"),
-                       ::testing::Values("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q4_K_M",
-                                         "Q5_K_M", "Q6_K")),
-    [](const auto &info) {
-        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
-        for (char &c : s)
-            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-        return s;
-    });
+INSTANTIATE_TEST_SUITE_P(Tiny, DecoderNbits,
+                         ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "gemma3",
+                                                              "phi3"),
+                                            ::testing::Values("Q4_0", "Q4_1", "Q5_0", "Q5_1",
+                                                              "Q8_0", "Q4_K_M", "Q5_K_M", "Q6_K")),
+                         [](const auto &info) {
+                             std::string s =
+                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                             for (char &c : s)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return s;
+                         });
 
 // ---------------------------------------------------------------------------------------------
 // The tolerance rejects wrong exports.
@@ -274,7 +278,8 @@ void rewrite(const std::string &in, const std::string &out,
     const auto file = gguf::File::open(in);
     gguf::Header h;
     h.alignment = file->alignment();
-    for (const gguf::MetadataEntry &e : file->metadata()) h.metadata.push_back(gguf::MetadataItem::of(e));
+    for (const gguf::MetadataEntry &e : file->metadata())
+        h.metadata.push_back(gguf::MetadataItem::of(e));
     std::vector<gguf::TensorData> data;
     for (const gguf::TensorInfo &t : file->tensors()) {
         h.tensors.push_back({std::string(t.name), uint32_t(t.type),
@@ -316,18 +321,19 @@ TEST_F(DecoderRejects, AnotherModelsExport) {
 TEST_F(DecoderRejects, OneFlippedScaleByte) {
     const std::string gguf = testkit::decoder_gguf("llama", "Q8_0");
     const std::string bad = (dir_ / "flipped.gguf").string();
-    rewrite(gguf, bad, [](gguf::Header &, std::vector<gguf::TensorData> &data, const gguf::File &f) {
-        for (size_t i = 0; i < f.tensors().size(); ++i) {
-            const gguf::TensorInfo &t = f.tensors()[i];
-            if (t.name != "blk.0.attn_q.weight") continue;
-            ASSERT_EQ(t.type, GgmlType::q8_0);
-            auto bytes = std::make_shared<std::vector<uint8_t>>(t.data.begin(), t.data.end());
-            (*bytes)[1] ^= 0x40;  // block 0's scale (f16 d): its exponent's top bit
-            data[i] = gguf::TensorData::produced(bytes->size(), [bytes](gguf::ByteSink &s) {
-                s.write(bytes->data(), bytes->size());
-            });
-        }
-    });
+    rewrite(
+        gguf, bad, [](gguf::Header &, std::vector<gguf::TensorData> &data, const gguf::File &f) {
+            for (size_t i = 0; i < f.tensors().size(); ++i) {
+                const gguf::TensorInfo &t = f.tensors()[i];
+                if (t.name != "blk.0.attn_q.weight") continue;
+                ASSERT_EQ(t.type, GgmlType::q8_0);
+                auto bytes = std::make_shared<std::vector<uint8_t>>(t.data.begin(), t.data.end());
+                (*bytes)[1] ^= 0x40;  // block 0's scale (f16 d): its exponent's top bit
+                data[i] = gguf::TensorData::produced(bytes->size(), [bytes](gguf::ByteSink &s) {
+                    s.write(bytes->data(), bytes->size());
+                });
+            }
+        });
     decoder::export_decoder(gguf::Model::open(bad), (dir_ / "pkg").string(), {});
     const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
     EXPECT_FALSE(r.pass) << describe(r);
@@ -337,14 +343,15 @@ TEST_F(DecoderRejects, TheRopeTypeSwapped) {
     // The llama model's keys under arch qwen2 (same tensors, NEOX rope instead of NORM).
     const std::string gguf = testkit::decoder_gguf("llama", "F32");
     const std::string swapped = (dir_ / "neox.gguf").string();
-    rewrite(gguf, swapped, [](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
-        for (gguf::MetadataItem &m : h.metadata) {
-            if (m.key == "general.architecture")
-                m.value = gguf::MetaValue::str("qwen2");
-            else if (m.key.rfind("llama.", 0) == 0)
-                m.key = "qwen2." + m.key.substr(6);
-        }
-    });
+    rewrite(gguf, swapped,
+            [](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
+                for (gguf::MetadataItem &m : h.metadata) {
+                    if (m.key == "general.architecture")
+                        m.value = gguf::MetaValue::str("qwen2");
+                    else if (m.key.rfind("llama.", 0) == 0)
+                        m.key = "qwen2." + m.key.substr(6);
+                }
+            });
     decoder::export_decoder(gguf::Model::open(swapped), (dir_ / "pkg").string(), {});
     const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
     EXPECT_FALSE(r.pass) << describe(r);

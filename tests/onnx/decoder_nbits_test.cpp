@@ -39,7 +39,8 @@ Worst check(GgmlType type) {
                 const int64_t i = r * blocks + kb;
                 double big = 0;
                 for (int64_t j = 0; j < form.block; ++j)
-                    big = std::max(big, std::fabs(double(c.want[size_t(r * K + kb * form.block + j)])));
+                    big = std::max(big,
+                                   std::fabs(double(c.want[size_t(r * K + kb * form.block + j)])));
                 for (int64_t j = 0; j < form.block; ++j) {
                     const uint8_t *q = b.data() + i * blob;
                     const int code = form.bits == 8 ? q[j] : (q[j / 2] >> ((j & 1) * 4)) & 15;
@@ -73,10 +74,11 @@ TEST(DecoderNbits, FloatMinimumFormatsStayWithinTheirBound) {
         const Worst w = check(t);
         EXPECT_GT(w.compared, 0u) << type_name(t);
         EXPECT_LE(w.relative, 4.8e-7) << type_name(t);
-        std::printf("%s: %llu of %llu values differ from llama.cpp's, worst %.3g of the block's "
-                    "largest |value|\n",
-                    type_name(t), (unsigned long long)w.differing,
-                    (unsigned long long)w.compared, w.relative);
+        std::printf(
+            "%s: %llu of %llu values differ from llama.cpp's, worst %.3g of the block's "
+            "largest |value|\n",
+            type_name(t), (unsigned long long)w.differing, (unsigned long long)w.compared,
+            w.relative);
     }
 }
 

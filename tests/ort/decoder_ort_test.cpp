@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -97,12 +96,13 @@ std::vector<std::vector<float>> run_in_ort(const std::string &package, const dec
             {{"input_ids", s.ids}, {"attention_mask", s.mask}, {"position_ids", s.positions}});
     const std::string plan_path = tmp.file("plan.json");
     std::ofstream(plan_path) << j.dump();
-    const RunResult r =
-        testkit::run({kNode, kDecoderDriver, package + "/onnx/model.onnx", plan_path, tmp.file("out")});
+    const RunResult r = testkit::run(
+        {kNode, kDecoderDriver, package + "/onnx/model.onnx", plan_path, tmp.file("out")});
     EXPECT_EQ(r.status, 0) << r.err;
     std::vector<std::vector<float>> out;
     for (size_t s = 0; s < plan.size(); ++s) {
-        std::ifstream f(tmp.file("out") + "/logits_" + std::to_string(s) + ".f32", std::ios::binary);
+        std::ifstream f(tmp.file("out") + "/logits_" + std::to_string(s) + ".f32",
+                        std::ios::binary);
         const std::string bytes{std::istreambuf_iterator<char>(f), {}};
         std::vector<float> v(bytes.size() / 4);
         std::memcpy(v.data(), bytes.data(), v.size() * 4);
@@ -134,8 +134,10 @@ std::vector<std::vector<float>> run_in_executor(const std::string &package,
         in["attention_mask"] = tensor(s.mask);
         in["position_ids"] = tensor(s.positions);
         for (auto &[name, t] : session.run(in)) {
-            if (name == "logits") out.push_back(t.to_vector<float>());
-            else in["past_key_values." + name.substr(8)] = t;
+            if (name == "logits")
+                out.push_back(t.to_vector<float>());
+            else
+                in["past_key_values." + name.substr(8)] = t;
         }
     }
     return out;
@@ -191,16 +193,16 @@ TEST_P(DecoderOrt, StepsAgreeWithExecutorAndLlamaCpp) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Tiny, DecoderOrt,
-    ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
-                       ::testing::Values("F32", "Q4_K_M")),
-    [](const auto &info) {
-        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
-        for (char &c : s)
-            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-        return s;
-    });
+INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrt,
+                         ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
+                                            ::testing::Values("F32", "Q4_K_M")),
+                         [](const auto &info) {
+                             std::string s =
+                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                             for (char &c : s)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return s;
+                         });
 
 // --weights nbits: onnxruntime's own MatMulNBits and GatherBlockQuantized, against the executor's
 // and against llama.cpp.
@@ -230,16 +232,16 @@ TEST_P(DecoderOrtNbits, StepsAgreeWithExecutorAndLlamaCpp) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Tiny, DecoderOrtNbits,
-    ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "phi3"),
-                       ::testing::Values("Q4_0", "Q8_0", "Q4_K_M", "Q6_K")),
-    [](const auto &info) {
-        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
-        for (char &c : s)
-            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-        return s;
-    });
+INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
+                         ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "phi3"),
+                                            ::testing::Values("Q4_0", "Q8_0", "Q4_K_M", "Q6_K")),
+                         [](const auto &info) {
+                             std::string s =
+                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                             for (char &c : s)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return s;
+                         });
 
 // transformers.js loads an nbits package (Q4_0: MatMulNBits and GatherBlockQuantized) and its
 // greedy generate gives llama.cpp's greedy tokens.
@@ -305,7 +307,8 @@ TEST_P(DecoderOrtModel, BatchWithLeftPaddingGivesEachRowItsOwnLogits) {
     const auto both = run_in_ort(package, h, {b0, b1}, t3);
     ASSERT_EQ(both.size(), 2u);
     EXPECT_LE(relative_gap(both[0].data(), a[0].data(), size_t(n * V)), 1e-5);
-    EXPECT_LE(relative_gap(both[0].data() + (n + pad) * V, b[0].data(), size_t((n - pad) * V)), 1e-5);
+    EXPECT_LE(relative_gap(both[0].data() + (n + pad) * V, b[0].data(), size_t((n - pad) * V)),
+              1e-5);
     EXPECT_LE(relative_gap(both[1].data(), a[1].data(), size_t(V)), 1e-5);
     EXPECT_LE(relative_gap(both[1].data() + V, b[1].data(), size_t(V)), 1e-5);
     const auto ours = run_in_executor(package, h, {b0, b1});

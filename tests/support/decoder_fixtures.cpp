@@ -73,7 +73,7 @@ std::string decoder_package(const std::string &variant, const std::string &type,
     Lock lock;
     const std::string gguf = make_gguf(variant, type);
     const fs::path dir = cache_dir() / (variant + "-" + type + "-opset" + std::to_string(opset) +
-                                         (nbits ? "-nbits" : ""));
+                                        (nbits ? "-nbits" : ""));
     if (fs::exists(dir / "onnx" / "model.onnx")) return dir.string();
     std::error_code ec;
     fs::remove_all(dir, ec);

@@ -11,10 +11,9 @@ namespace gguftool::testkit {
 // file by llama.cpp's own llama_model_quantize. Throws std::runtime_error when libllama is missing.
 std::string decoder_gguf(const std::string &variant, const std::string &type);
 
-// That GGUF's decoder package (to-onnx --graph decoder): opset 29 (DequantizePacked) or, for 17..26,
-// lowered to standard operators.
-// `nbits`: --weights nbits (MatMulNBits / GatherBlockQuantized where the format maps; opset 21
-// unless given).
+// That GGUF's decoder package (to-onnx --graph decoder): opset 29 (DequantizePacked) or,
+// for 17..26, lowered to standard operators. `nbits`: --weights nbits (MatMulNBits /
+// GatherBlockQuantized where the format maps; opset 21 unless given).
 std::string decoder_package(const std::string &variant, const std::string &type, int opset = 29,
                             bool nbits = false);
 

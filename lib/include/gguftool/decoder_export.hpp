@@ -45,7 +45,7 @@ struct Hparams {
     int64_t n_ctx_train = 0;
     int64_t n_rot = 0;  // rotated dimensions of each head (<= head_dim)
     float rms_eps = 0;
-    bool rope_neox = false;  // NEOX (half-split pairs) or NORM (adjacent pairs)
+    bool rope_neox = false;    // NEOX (half-split pairs) or NORM (adjacent pairs)
     std::string rope_scaling;  // "none", "linear", "yarn", "longrope"
     float freq_base = 10000, freq_scale = 1;
     float freq_base_swa = 10000, freq_scale_swa = 1;
@@ -53,18 +53,18 @@ struct Hparams {
     float attn_factor = 1;  // cos and sin are multiplied by it
     float beta_fast = 32, beta_slow = 1;
     int64_t n_ctx_orig = 0;
-    uint32_t n_swa = 0;          // sliding window (tokens, the current one included); 0: none
-    std::vector<bool> swa;       // per layer: uses the sliding window
-    float attn_softcap = 0;      // scores = c * tanh(scores / c); 0: none
-    float final_softcap = 0;     // logits likewise
-    float kq_scale = 1;          // applied to the scores (llama, qwen, mistral3)
-    float q_scale = 1;           // applied to Q after RoPE (gemma*, phi3)
-    float attn_temp_scale = 0;   // mistral3: Q *= 1 + s * ln(floor(p / floor_scale) + 1)
+    uint32_t n_swa = 0;         // sliding window (tokens, the current one included); 0: none
+    std::vector<bool> swa;      // per layer: uses the sliding window
+    float attn_softcap = 0;     // scores = c * tanh(scores / c); 0: none
+    float final_softcap = 0;    // logits likewise
+    float kq_scale = 1;         // applied to the scores (llama, qwen, mistral3)
+    float q_scale = 1;          // applied to Q after RoPE (gemma*, phi3)
+    float attn_temp_scale = 0;  // mistral3: Q *= 1 + s * ln(floor(p / floor_scale) + 1)
     int64_t attn_temp_floor = 0;
-    bool embed_scale = false;    // x = embedding * sqrt(n_embd) (gemma*)
-    bool gelu = false;           // GELU (tanh) gated FFN, else SiLU
-    bool post_norms = false;     // gemma2/3: norms after attention and FFN
-    bool tied = false;           // the head is token_embd
+    bool embed_scale = false;  // x = embedding * sqrt(n_embd) (gemma*)
+    bool gelu = false;         // GELU (tanh) gated FFN, else SiLU
+    bool post_norms = false;   // gemma2/3: norms after attention and FFN
+    bool tied = false;         // the head is token_embd
     int64_t bos = -1, eos = -1, pad = -1;
 };
 
@@ -111,8 +111,8 @@ struct Result {
 // gguftool::Error; nothing is left behind.
 Result export_decoder(const gguf::Model &model, const std::string &out_dir, const Options &options);
 
-// MatMulNBits operands of a GGUF format (lib/onnx/decoder_nbits.cpp): its bits (4 or 8), block size and
-// whether it needs float zero points; nullopt for a format with no mapping.
+// MatMulNBits operands of a GGUF format (lib/onnx/decoder_nbits.cpp): its bits (4 or 8), block size
+// and whether it needs float zero points; nullopt for a format with no mapping.
 struct NbitsForm {
     int bits, block;
     bool float_zero_points;

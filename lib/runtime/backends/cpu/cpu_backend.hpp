@@ -19,8 +19,9 @@ std::span<const CpuKernel> compare_kernels();    // Greater, Less, ..., And, Or 
 std::span<const CpuKernel> unary_kernels();      // Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Not
 std::span<const CpuKernel> expand_kernels();     // Expand (cpu_layout.cpp)
 std::span<const CpuKernel> matmul_kernels();
-std::span<const CpuKernel> nbits_kernels();  // com.microsoft MatMulNBits, GatherBlockQuantized     // MatMul, Gemm (OpenBLAS)
-std::span<const CpuKernel> reduce_kernels();     // Softmax, ReduceMean
+std::span<const CpuKernel>
+nbits_kernels();  // com.microsoft MatMulNBits, GatherBlockQuantized     // MatMul, Gemm (OpenBLAS)
+std::span<const CpuKernel> reduce_kernels();  // Softmax, ReduceMean
 
 class CpuBackend final : public Backend {
 public:

@@ -16,8 +16,8 @@ inline int code(const uint8_t *blob, int64_t j, int64_t bits) {
 }
 
 // Row n of dequant(B): K values.
-void decode_row(const uint8_t *b, const float *scales, const DeviceTensor *zp, int64_t n,
-                int64_t K, int64_t bits, int64_t block, float *out) {
+void decode_row(const uint8_t *b, const float *scales, const DeviceTensor *zp, int64_t n, int64_t K,
+                int64_t bits, int64_t block, float *out) {
     const int64_t blocks = (K + block - 1) / block, blob = block * bits / 8;
     const int default_zp = 1 << (bits - 1);
     for (int64_t kb = 0; kb < blocks; ++kb) {
@@ -59,8 +59,8 @@ void matmul_nbits(CpuBackend &cpu, const KernelArgs &args) {
                  });
     float *py = reinterpret_cast<float *>(mutable_bytes(y));
     if (M == 0) return;
-    sgemm_abt(reinterpret_cast<const float *>(bytes(a)), w.data(), py, M, uint64_t(N),
-              uint64_t(K), cpu.threads());
+    sgemm_abt(reinterpret_cast<const float *>(bytes(a)), w.data(), py, M, uint64_t(N), uint64_t(K),
+              cpu.threads());
     if (bias) {
         const float *pbias = reinterpret_cast<const float *>(bytes(*bias));
         for (uint64_t m = 0; m < M; ++m)
@@ -83,7 +83,8 @@ void gather_block_quantized(CpuBackend &cpu, const KernelArgs &args) {
     const bool wide = indices.dtype == DataType::int64;
     for (uint64_t i = 0; i < n; ++i) {
         int64_t r = 0;
-        if (wide) std::memcpy(&r, pi + i * 8, 8);
+        if (wide)
+            std::memcpy(&r, pi + i * 8, 8);
         else {
             int32_t v;
             std::memcpy(&v, pi + i * 4, 4);
@@ -96,8 +97,8 @@ void gather_block_quantized(CpuBackend &cpu, const KernelArgs &args) {
             continue;
         }
         // A row is K = width values in blocks: MatMulNBits' layout with one row.
-        decode_row(pd + r * data.shape[1], ps + r * (width / block), nullptr, 0, width, bits,
-                   block, out);
+        decode_row(pd + r * data.shape[1], ps + r * (width / block), nullptr, 0, width, bits, block,
+                   out);
     }
     (void)cpu;
 }
