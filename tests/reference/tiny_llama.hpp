@@ -35,11 +35,8 @@ inline std::vector<uint8_t> f32_bytes(const std::vector<float> &v) {
 inline void write(const std::string &path, uint32_t seed = 1234) {
     using gguf::MetaValue;
     sample_model::Vocab vocab = sample_model::make_vocab();
-    for (const char *piece : {"\xE2\x96\x81", "\xE2\x96\x81t", "\xE2\x96\x81th"}) {
-        vocab.tokens.push_back(piece);
-        vocab.scores.push_back(-100.0f);
-        vocab.types.push_back(1);
-    }
+    for (const char *piece : {"\xE2\x96\x81", "\xE2\x96\x81t", "\xE2\x96\x81th"})
+        vocab.add(piece, -100.0f, 1);
     const auto n_vocab = uint32_t(vocab.tokens.size());
     gguf::Writer w;
     w.add("general.architecture", MetaValue::str("llama"));
@@ -55,15 +52,7 @@ inline void write(const std::string &path, uint32_t seed = 1234) {
     w.add("llama.rope.dimension_count", MetaValue::u32(kHeadDim));
     w.add("llama.rope.freq_base", MetaValue::f32(10000.0f));
     w.add("llama.attention.layer_norm_rms_epsilon", MetaValue::f32(1e-5f));
-    w.add("tokenizer.ggml.model", MetaValue::str("llama"));
-    w.add("tokenizer.ggml.tokens", MetaValue::array_of(vocab.tokens));
-    w.add("tokenizer.ggml.scores", MetaValue::array_of(vocab.scores));
-    w.add("tokenizer.ggml.token_type", MetaValue::array_of(vocab.types));
-    w.add("tokenizer.ggml.unknown_token_id", MetaValue::u32(0));
-    w.add("tokenizer.ggml.bos_token_id", MetaValue::u32(1));
-    w.add("tokenizer.ggml.eos_token_id", MetaValue::u32(2));
-    w.add("tokenizer.ggml.add_bos_token", MetaValue::boolean(true));
-    w.add("tokenizer.ggml.add_eos_token", MetaValue::boolean(false));
+    sample_model::add_spm_metadata(w, vocab);
 
     sample_model::Normal normal(seed);
     // A matrix of ne1 rows of ne0 (ggml order), or a norm vector (ne1 == 0) around 1.

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "gguftool/gguf_writer.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
 
@@ -64,19 +65,43 @@ struct Vocab {
     std::vector<std::string> tokens;
     std::vector<float> scores;
     std::vector<int32_t> types;  // 1 normal, 2 unknown, 3 control, 6 byte
+
+    void add(std::string token, float score, int32_t type) {
+        tokens.push_back(std::move(token));
+        scores.push_back(score);
+        types.push_back(type);
+    }
 };
 
-inline Vocab make_vocab() {
+// The tokens every such vocabulary starts with: <unk> (0), <s> (1), </s> (2), <0x00>..<0xFF>.
+inline Vocab spm_base_vocab() {
     Vocab v;
+    v.add("<unk>", 0.0f, 2);
+    v.add("<s>", 0.0f, 3);
+    v.add("</s>", 0.0f, 3);
+    for (int b = 0; b < 256; ++b) v.add(fmt::format("<0x{:02X}>", b), 0.0f, 6);
+    return v;
+}
+
+// Its tokenizer.ggml.* metadata through the project's writer (unknown 0, BOS 1, EOS 2, BOS added).
+inline void add_spm_metadata(gguf::Writer &w, const Vocab &vocab) {
+    using gguf::MetaValue;
+    w.add("tokenizer.ggml.model", MetaValue::str("llama"));
+    w.add("tokenizer.ggml.tokens", MetaValue::array_of(vocab.tokens));
+    w.add("tokenizer.ggml.scores", MetaValue::array_of(vocab.scores));
+    w.add("tokenizer.ggml.token_type", MetaValue::array_of(vocab.types));
+    w.add("tokenizer.ggml.unknown_token_id", MetaValue::u32(0));
+    w.add("tokenizer.ggml.bos_token_id", MetaValue::u32(1));
+    w.add("tokenizer.ggml.eos_token_id", MetaValue::u32(2));
+    w.add("tokenizer.ggml.add_bos_token", MetaValue::boolean(true));
+    w.add("tokenizer.ggml.add_eos_token", MetaValue::boolean(false));
+}
+
+inline Vocab make_vocab() {
+    Vocab v = spm_base_vocab();
     const auto add = [&](std::string t, float score, int32_t type) {
-        v.tokens.push_back(std::move(t));
-        v.scores.push_back(score);
-        v.types.push_back(type);
+        v.add(std::move(t), score, type);
     };
-    add("<unk>", 0.0f, 2);
-    add("<s>", 0.0f, 3);
-    add("</s>", 0.0f, 3);
-    for (int b = 0; b < 256; ++b) add(fmt::format("<0x{:02X}>", b), 0.0f, 6);
     static const char *kWords[] = {
         "the",  "of",    "and",    "to",    "a",      "in",    "is",    "that",  "for",   "it",
         "as",   "was",   "with",   "be",    "by",     "on",    "not",   "he",    "this",  "are",

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "gguftool/gguf_writer.hpp"
+#include "sample_model.hpp"
 
 namespace gguftool::testkit {
 
@@ -215,26 +216,11 @@ private:
     std::mt19937 mt_;
 };
 
-// SentencePiece's layout in miniature: <unk>, <s>, </s>, the 256 byte tokens, pieces, and last
+// sample_model's SentencePiece layout: <unk>, <s>, </s>, the 256 byte tokens, pieces, and last
 // the control token <|endoftext|>, which llama.cpp's vocabulary loader looks up (and throws
 // without) when general.name contains "phi3", as Phi-3's vocabulary has it.
-struct Vocab {
-    std::vector<std::string> tokens;
-    std::vector<float> scores;
-    std::vector<int32_t> types;  // 1 normal, 2 unknown, 3 control, 6 byte
-};
-
-Vocab make_vocab() {
-    Vocab v;
-    const auto add = [&](std::string t, float score, int32_t type) {
-        v.tokens.push_back(std::move(t));
-        v.scores.push_back(score);
-        v.types.push_back(type);
-    };
-    add("<unk>", 0.0f, 2);
-    add("<s>", 0.0f, 3);
-    add("</s>", 0.0f, 3);
-    for (int b = 0; b < 256; ++b) add(fmt::format("<0x{:02X}>", b), 0.0f, 6);
+sample_model::Vocab make_vocab() {
+    sample_model::Vocab v = sample_model::spm_base_vocab();
     const std::string space = "\xE2\x96\x81";  // "▁"
     std::vector<std::string> pieces = {space};
     for (char c = 'a'; c <= 'z'; ++c) pieces.push_back(space + c);
@@ -244,10 +230,10 @@ Vocab make_vocab() {
     float score = -1.0f;
     for (const std::string &p : pieces) {
         if (v.tokens.size() == kVocab - 1) break;
-        add(p, score, 1);
+        v.add(p, score, 1);
         score -= 1.0f;
     }
-    add("<|endoftext|>", 0.0f, 3);
+    v.add("<|endoftext|>", 0.0f, 3);
     return v;
 }
 
@@ -305,16 +291,7 @@ void add_metadata(gguf::Writer &w, const Variant &v, uint32_t n_rot) {
     if (v.attn_softcap) w.add(key("attn_logit_softcapping"), MetaValue::f32(v.attn_softcap));
     if (v.final_softcap) w.add(key("final_logit_softcapping"), MetaValue::f32(v.final_softcap));
 
-    const Vocab vocab = make_vocab();
-    w.add("tokenizer.ggml.model", MetaValue::str("llama"));
-    w.add("tokenizer.ggml.tokens", MetaValue::array_of(vocab.tokens));
-    w.add("tokenizer.ggml.scores", MetaValue::array_of(vocab.scores));
-    w.add("tokenizer.ggml.token_type", MetaValue::array_of(vocab.types));
-    w.add("tokenizer.ggml.unknown_token_id", MetaValue::u32(0));
-    w.add("tokenizer.ggml.bos_token_id", MetaValue::u32(1));
-    w.add("tokenizer.ggml.eos_token_id", MetaValue::u32(2));
-    w.add("tokenizer.ggml.add_bos_token", MetaValue::boolean(true));
-    w.add("tokenizer.ggml.add_eos_token", MetaValue::boolean(false));
+    sample_model::add_spm_metadata(w, make_vocab());
 }
 
 void add_tensors(gguf::Writer &w, const Variant &v, uint32_t n_rot, uint32_t seed) {
