@@ -91,76 +91,13 @@ TEST_P(Decoder, BatchWithLeftPaddingGivesEachRowItsOwnLogits) {
     const std::string dir = testkit::decoder_package(GetParam(), "F32");
     const decoder::Hparams h =
         decoder::read_hparams(gguf::Model::open(testkit::decoder_gguf(GetParam(), "F32")));
-    runtime::Session session(runtime::Model::load(dir + "/onnx/model.onnx"));
     const int64_t n = int64_t(kPrompt.size()), pad = 5, V = h.n_vocab;
     const std::vector<int32_t> shorter(kPrompt.begin() + pad, kPrompt.end());
-
-    auto empty_past = [&](int64_t batch) {
-        runtime::Inputs in;
-        for (int64_t il = 0; il < h.n_layer; ++il)
-            for (const char *kv : {"key", "value"})
-                in[fmt::format("past_key_values.{}.{}", il, kv)] =
-                    Tensor::zeros(DataType::float32, Shape{batch, h.n_head_kv, 0, h.head_dim});
-        return in;
-    };
-    auto take_present = [](runtime::NamedTensors &out, runtime::Inputs &in, Tensor &logits) {
-        for (auto &[name, t] : out) {
-            if (name == "logits")
-                logits = t;
-            else
-                in["past_key_values." + name.substr(8)] = t;
-        }
-    };
-    auto ints = [](Shape s, const std::vector<int64_t> &v) {
-        return Tensor::from_values(DataType::int64, std::move(s), v);
-    };
-
-    // One prompt alone: prefill, then token 3 at the next position.
-    auto alone = [&](const std::vector<int32_t> &p) {
-        const int64_t m = int64_t(p.size());
-        runtime::Inputs in = empty_past(1);
-        std::vector<int64_t> ids(p.begin(), p.end()), pos(m);
-        for (int64_t i = 0; i < m; ++i) pos[i] = i;
-        in["input_ids"] = ints({1, m}, ids);
-        in["position_ids"] = ints({1, m}, pos);
-        in["attention_mask"] = ints({1, m}, std::vector<int64_t>(m, 1));
-        Tensor l0, l1;
-        runtime::NamedTensors out = session.run(in);
-        take_present(out, in, l0);
-        in["input_ids"] = ints({1, 1}, {3});
-        in["position_ids"] = ints({1, 1}, {m});
-        in["attention_mask"] = ints({1, m + 1}, std::vector<int64_t>(m + 1, 1));
-        out = session.run(in);
-        take_present(out, in, l1);
-        return std::pair{l0.to_vector<float>(), l1.to_vector<float>()};
-    };
-    const auto [a0, a1] = alone(kPrompt);
-    const auto [b0, b1] = alone(shorter);
-
-    runtime::Inputs in = empty_past(2);
-    std::vector<int64_t> ids(2 * n), pos(2 * n), mask(2 * n);
-    for (int64_t i = 0; i < n; ++i) {
-        ids[i] = kPrompt[i], pos[i] = i, mask[i] = 1;
-        const bool padded = i < pad;
-        ids[n + i] = padded ? 0 : shorter[i - pad];
-        pos[n + i] = padded ? 1 : i - pad;  // as clients make them: cumsum(mask) - 1, pads 1
-        mask[n + i] = padded ? 0 : 1;
-    }
-    in["input_ids"] = ints({2, n}, ids);
-    in["position_ids"] = ints({2, n}, pos);
-    in["attention_mask"] = ints({2, n}, mask);
-    Tensor l0, l1;
-    runtime::NamedTensors out = session.run(in);
-    take_present(out, in, l0);
-    std::vector<int64_t> mask1 = mask;
-    mask1.insert(mask1.begin() + n, 1);
-    mask1.push_back(1);
-    in["input_ids"] = ints({2, 1}, {3, 3});
-    in["position_ids"] = ints({2, 1}, {n, n - pad});
-    in["attention_mask"] = ints({2, n + 1}, mask1);
-    out = session.run(in);
-    take_present(out, in, l1);
-    const std::vector<float> c0 = l0.to_vector<float>(), c1 = l1.to_vector<float>();
+    // Each prompt alone, prefill then token 3; and both in one batch, the shorter padded.
+    const auto a = testkit::run_decoder_plan(dir, h, testkit::single_prompt_plan(kPrompt, {3}));
+    const auto b = testkit::run_decoder_plan(dir, h, testkit::single_prompt_plan(shorter, {3}));
+    const auto c = testkit::run_decoder_plan(dir, h, testkit::left_padded_plan(kPrompt, pad, 3));
+    const std::vector<float> &a0 = a[0], &a1 = a[1], &b0 = b[0], &b1 = b[1], &c0 = c[0], &c1 = c[1];
 
     auto close = [](const float *x, const float *y, int64_t count) {
         double worst = 0, spread = 0;
@@ -225,22 +162,7 @@ TEST_P(DecoderNbits, AgreesWithTheExactExportAndLlamaCpp) {
     const std::string exact = testkit::decoder_package(variant, type);
     const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
     auto logits = [&](const std::string &dir) {
-        runtime::Session session(runtime::Model::load(dir + "/onnx/model.onnx"));
-        runtime::Inputs in;
-        for (int64_t il = 0; il < h.n_layer; ++il)
-            for (const char *kv : {"key", "value"})
-                in[fmt::format("past_key_values.{}.{}", il, kv)] =
-                    Tensor::zeros(DataType::float32, Shape{1, h.n_head_kv, 0, h.head_dim});
-        const int64_t n = int64_t(kPrompt.size());
-        std::vector<int64_t> ids(kPrompt.begin(), kPrompt.end()), pos(n);
-        for (int64_t i = 0; i < n; ++i) pos[i] = i;
-        in["input_ids"] = Tensor::from_values(DataType::int64, Shape{1, n}, ids);
-        in["position_ids"] = Tensor::from_values(DataType::int64, Shape{1, n}, pos);
-        in["attention_mask"] =
-            Tensor::from_values(DataType::int64, Shape{1, n}, std::vector<int64_t>(n, 1));
-        for (auto &[name, t] : session.run(in))
-            if (name == "logits") return t.to_vector<float>();
-        return std::vector<float>();
+        return testkit::run_decoder_plan(dir, h, testkit::single_prompt_plan(kPrompt, {}))[0];
     };
     const std::vector<float> a = logits(nbits), b = logits(exact);
     ASSERT_EQ(a.size(), b.size());

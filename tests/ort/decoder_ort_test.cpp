@@ -39,10 +39,7 @@ std::shared_ptr<const reference::LlamaLib> llama_lib() {
 // As elsewhere in the suite, a missing llama.cpp is a failure, not a skip.
 #define SKIP_WITHOUT_LLAMA() ASSERT_TRUE(llama_lib()) << "libllama is not available (npm ci)"
 
-// One step of a plan: [batch][seq] ids, masks and positions.
-struct Step {
-    std::vector<std::vector<int64_t>> ids, mask, positions;
-};
+using Step = testkit::DecoderStep;
 
 // llama.cpp's logits of the prompt and of `steps` greedy steps, and the tokens it chose.
 struct Reference {
@@ -68,20 +65,10 @@ Reference llama_reference(const std::string &gguf, int steps) {
     return r;
 }
 
-// The batch-1 plan of the prompt and the chosen tokens.
+// The batch-1 plan of the prompt and the tokens llama.cpp chose.
 std::vector<Step> single_plan(const Reference &ref, int steps) {
-    std::vector<Step> plan;
-    Step s0;
-    s0.ids = {std::vector<int64_t>(kPrompt.begin(), kPrompt.end())};
-    s0.mask = {std::vector<int64_t>(kPrompt.size(), 1)};
-    s0.positions = {{}};
-    for (size_t i = 0; i < kPrompt.size(); ++i) s0.positions[0].push_back(int64_t(i));
-    plan.push_back(s0);
-    for (int s = 1; s <= steps; ++s) {
-        const int64_t pos = int64_t(kPrompt.size()) + s - 1;
-        plan.push_back({{{ref.chosen[s - 1]}}, {std::vector<int64_t>(pos + 1, 1)}, {{pos}}});
-    }
-    return plan;
+    return testkit::single_prompt_plan(
+        kPrompt, std::vector<int32_t>(ref.chosen.begin(), ref.chosen.begin() + steps));
 }
 
 // Logits per step from onnxruntime-node.
@@ -111,38 +98,6 @@ std::vector<std::vector<float>> run_in_ort(const std::string &package, const dec
     return out;
 }
 
-// Logits per step from our executor.
-std::vector<std::vector<float>> run_in_executor(const std::string &package,
-                                                const decoder::Hparams &h,
-                                                const std::vector<Step> &plan) {
-    runtime::Session session(runtime::Model::load(package + "/onnx/model.onnx"));
-    runtime::Inputs in;
-    const int64_t batch = int64_t(plan[0].ids.size());
-    for (int64_t il = 0; il < h.n_layer; ++il)
-        for (const char *kv : {"key", "value"})
-            in[fmt::format("past_key_values.{}.{}", il, kv)] =
-                Tensor::zeros(DataType::float32, Shape{batch, h.n_head_kv, 0, h.head_dim});
-    auto tensor = [](const std::vector<std::vector<int64_t>> &rows) {
-        std::vector<int64_t> flat;
-        for (const auto &r : rows) flat.insert(flat.end(), r.begin(), r.end());
-        return Tensor::from_values(DataType::int64,
-                                   Shape{int64_t(rows.size()), int64_t(rows[0].size())}, flat);
-    };
-    std::vector<std::vector<float>> out;
-    for (const Step &s : plan) {
-        in["input_ids"] = tensor(s.ids);
-        in["attention_mask"] = tensor(s.mask);
-        in["position_ids"] = tensor(s.positions);
-        for (auto &[name, t] : session.run(in)) {
-            if (name == "logits")
-                out.push_back(t.to_vector<float>());
-            else
-                in["past_key_values." + name.substr(8)] = t;
-        }
-    }
-    return out;
-}
-
 // max |a - b| / max(1, max |b|).
 double relative_gap(const float *a, const float *b, size_t n) {
     double worst = 0, scale = 1;
@@ -166,6 +121,29 @@ double spread_gap(const std::vector<float> &ours, const std::vector<float> &ref,
     return worst;
 }
 
+// transformers.js loads `package` offline and its greedy generate of 8 tokens gives llama.cpp's
+// greedy tokens on `gguf` (compared up to and including the first end-of-sequence token).
+void expect_transformers_js_greedy(const std::string &gguf, const std::string &package) {
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+    constexpr int kNew = 8;
+    const Reference ref = llama_reference(gguf, kNew - 1);
+    std::vector<int64_t> want(kPrompt.begin(), kPrompt.end());
+    for (int32_t t : ref.chosen) {
+        want.push_back(t);
+        if (t == h.eos) break;
+    }
+    std::string ids;
+    for (int32_t t : kPrompt) {
+        if (!ids.empty()) ids += ',';
+        ids += std::to_string(t);
+    }
+    const RunResult r = testkit::run({kNode, kTjsDriver, package, ids, std::to_string(kNew)});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<int64_t> got = nlohmann::json::parse(r.out).get<std::vector<int64_t>>();
+    if (got.size() > want.size()) got.resize(want.size());
+    EXPECT_EQ(got, want) << r.out;
+}
+
 class DecoderOrt : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(DecoderOrt, StepsAgreeWithExecutorAndLlamaCpp) {
@@ -180,7 +158,7 @@ TEST_P(DecoderOrt, StepsAgreeWithExecutorAndLlamaCpp) {
     const std::vector<Step> plan = single_plan(ref, kSteps);
     TempDir tmp;
     const auto ort = run_in_ort(package, h, plan, tmp);
-    const auto ours = run_in_executor(package, h, plan);
+    const auto ours = testkit::run_decoder_plan(package, h, plan);
     const double tolerance = verify::decoder_tolerance(gguf).relative;
     ASSERT_EQ(ort.size(), plan.size());
     for (size_t s = 0; s < plan.size(); ++s) {
@@ -220,7 +198,7 @@ TEST_P(DecoderOrtNbits, StepsAgreeWithExecutorAndLlamaCpp) {
     const std::vector<Step> plan = single_plan(ref, kSteps);
     TempDir tmp;
     const auto ort = run_in_ort(package, h, plan, tmp);
-    const auto ours = run_in_executor(package, h, plan);
+    const auto ours = testkit::run_decoder_plan(package, h, plan);
     const double tolerance = verify::decoder_tolerance(gguf).relative;
     ASSERT_EQ(ort.size(), plan.size());
     for (size_t s = 0; s < plan.size(); ++s) {
@@ -250,24 +228,7 @@ TEST(DecoderOrtNbitsModel, TransformersJsGeneratesLlamaCppsTokens) {
     SKIP_WITHOUT_LLAMA();
     const std::string gguf = testkit::decoder_gguf("llama", "Q4_0");
     const std::string package = testkit::decoder_package("llama", "Q4_0", kOrtOpset, true);
-    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
-    constexpr int kNew = 8;
-    const Reference ref = llama_reference(gguf, kNew - 1);
-    std::vector<int64_t> want(kPrompt.begin(), kPrompt.end());
-    for (int32_t t : ref.chosen) {
-        want.push_back(t);
-        if (t == h.eos) break;
-    }
-    std::string ids;
-    for (int32_t t : kPrompt) {
-        if (!ids.empty()) ids += ',';
-        ids += std::to_string(t);
-    }
-    const RunResult r = testkit::run({kNode, kTjsDriver, package, ids, std::to_string(kNew)});
-    ASSERT_EQ(r.status, 0) << r.err;
-    std::vector<int64_t> got = nlohmann::json::parse(r.out).get<std::vector<int64_t>>();
-    if (got.size() > want.size()) got.resize(want.size());
-    EXPECT_EQ(got, want) << r.out;
+    expect_transformers_js_greedy(gguf, package);
 }
 
 class DecoderOrtModel : public ::testing::TestWithParam<std::string> {};
@@ -281,37 +242,19 @@ TEST_P(DecoderOrtModel, BatchWithLeftPaddingGivesEachRowItsOwnLogits) {
     const std::string package = testkit::decoder_package(GetParam(), "F32", kOrtOpset);
     const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
     const int64_t n = int64_t(kPrompt.size()), pad = 5, V = h.n_vocab;
-    auto single = [&](const std::vector<int32_t> &p) {
-        const int64_t m = int64_t(p.size());
-        Step s0{{std::vector<int64_t>(p.begin(), p.end())}, {std::vector<int64_t>(m, 1)}, {{}}};
-        for (int64_t i = 0; i < m; ++i) s0.positions[0].push_back(i);
-        return std::vector<Step>{s0, Step{{{3}}, {std::vector<int64_t>(m + 1, 1)}, {{m}}}};
-    };
     const std::vector<int32_t> shorter(kPrompt.begin() + pad, kPrompt.end());
-    Step b0, b1;
-    b0.ids.resize(2), b0.mask.resize(2), b0.positions.resize(2);
-    for (int64_t i = 0; i < n; ++i) {
-        b0.ids[0].push_back(kPrompt[i]), b0.mask[0].push_back(1), b0.positions[0].push_back(i);
-        const bool padded = i < pad;
-        b0.ids[1].push_back(padded ? 0 : shorter[i - pad]);
-        b0.mask[1].push_back(padded ? 0 : 1);
-        b0.positions[1].push_back(padded ? 1 : i - pad);
-    }
-    b1.ids = {{3}, {3}};
-    b1.mask = b0.mask;
-    for (auto &row : b1.mask) row.push_back(1);
-    b1.positions = {{n}, {n - pad}};
+    const std::vector<Step> batch = testkit::left_padded_plan(kPrompt, pad, 3);
     TempDir t1, t2, t3;
-    const auto a = run_in_ort(package, h, single(kPrompt), t1);
-    const auto b = run_in_ort(package, h, single(shorter), t2);
-    const auto both = run_in_ort(package, h, {b0, b1}, t3);
+    const auto a = run_in_ort(package, h, testkit::single_prompt_plan(kPrompt, {3}), t1);
+    const auto b = run_in_ort(package, h, testkit::single_prompt_plan(shorter, {3}), t2);
+    const auto both = run_in_ort(package, h, batch, t3);
     ASSERT_EQ(both.size(), 2u);
     EXPECT_LE(relative_gap(both[0].data(), a[0].data(), size_t(n * V)), 1e-5);
     EXPECT_LE(relative_gap(both[0].data() + (n + pad) * V, b[0].data(), size_t((n - pad) * V)),
               1e-5);
     EXPECT_LE(relative_gap(both[1].data(), a[1].data(), size_t(V)), 1e-5);
     EXPECT_LE(relative_gap(both[1].data() + V, b[1].data(), size_t(V)), 1e-5);
-    const auto ours = run_in_executor(package, h, {b0, b1});
+    const auto ours = testkit::run_decoder_plan(package, h, batch);
     for (size_t s = 0; s < 2; ++s)
         EXPECT_LE(relative_gap(both[s].data(), ours[s].data(), ours[s].size()), 1e-5) << s;
 }
@@ -323,24 +266,7 @@ TEST_P(DecoderOrtModel, TransformersJsGeneratesLlamaCppsTokens) {
     SKIP_WITHOUT_LLAMA();
     const std::string gguf = testkit::decoder_gguf(GetParam(), "F32");
     const std::string package = testkit::decoder_package(GetParam(), "F32", kOrtOpset);
-    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
-    constexpr int kNew = 8;
-    const Reference ref = llama_reference(gguf, kNew - 1);
-    std::vector<int64_t> want(kPrompt.begin(), kPrompt.end());
-    for (int32_t t : ref.chosen) {
-        want.push_back(t);
-        if (t == h.eos) break;
-    }
-    std::string ids;
-    for (int32_t t : kPrompt) {
-        if (!ids.empty()) ids += ',';
-        ids += std::to_string(t);
-    }
-    const RunResult r = testkit::run({kNode, kTjsDriver, package, ids, std::to_string(kNew)});
-    ASSERT_EQ(r.status, 0) << r.err;
-    std::vector<int64_t> got = nlohmann::json::parse(r.out).get<std::vector<int64_t>>();
-    if (got.size() > want.size()) got.resize(want.size());
-    EXPECT_EQ(got, want) << r.out;
+    expect_transformers_js_greedy(gguf, package);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtModel, ::testing::ValuesIn(testkit::tiny_decoder_names()),

@@ -11,6 +11,7 @@
 #include "gguftool/decoder_export.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/llama_reference.hpp"
+#include "gguftool/runtime.hpp"
 #include "tiny_decoder.hpp"
 
 namespace gguftool::testkit {
@@ -82,6 +83,74 @@ std::string decoder_package(const std::string &variant, const std::string &type,
     if (nbits) o.weights = decoder::Weights::nbits;
     decoder::export_decoder(gguf::Model::open(gguf), dir.string(), o);
     return dir.string();
+}
+
+std::vector<DecoderStep> single_prompt_plan(const std::vector<int32_t> &prompt,
+                                            const std::vector<int32_t> &next) {
+    const int64_t n = int64_t(prompt.size());
+    DecoderStep first{{std::vector<int64_t>(prompt.begin(), prompt.end())},
+                      {std::vector<int64_t>(size_t(n), 1)},
+                      {{}}};
+    for (int64_t i = 0; i < n; ++i) first.positions[0].push_back(i);
+    std::vector<DecoderStep> plan = {first};
+    for (size_t s = 0; s < next.size(); ++s) {
+        const int64_t pos = n + int64_t(s);
+        plan.push_back({{{next[s]}}, {std::vector<int64_t>(size_t(pos + 1), 1)}, {{pos}}});
+    }
+    return plan;
+}
+
+std::vector<DecoderStep> left_padded_plan(const std::vector<int32_t> &prompt, int64_t pad,
+                                          int32_t next) {
+    const int64_t n = int64_t(prompt.size());
+    DecoderStep first, second;
+    first.ids.resize(2), first.mask.resize(2), first.positions.resize(2);
+    for (int64_t i = 0; i < n; ++i) {
+        first.ids[0].push_back(prompt[size_t(i)]);
+        first.mask[0].push_back(1);
+        first.positions[0].push_back(i);
+        const bool padded = i < pad;
+        first.ids[1].push_back(padded ? 0 : prompt[size_t(i)]);
+        first.mask[1].push_back(padded ? 0 : 1);
+        first.positions[1].push_back(padded ? 1 : i - pad);
+    }
+    second.ids = {{next}, {next}};
+    second.mask = first.mask;
+    for (auto &row : second.mask) row.push_back(1);
+    second.positions = {{n}, {n - pad}};
+    return {first, second};
+}
+
+std::vector<std::vector<float>> run_decoder_plan(const std::string &dir, const decoder::Hparams &h,
+                                                 const std::vector<DecoderStep> &plan) {
+    using runtime::Shape;
+    using runtime::Tensor;
+    runtime::Session session(runtime::Model::load(dir + "/onnx/model.onnx"));
+    runtime::Inputs in;
+    const int64_t batch = int64_t(plan.at(0).ids.size());
+    for (int64_t il = 0; il < h.n_layer; ++il)
+        for (const char *kv : {"key", "value"})
+            in["past_key_values." + std::to_string(il) + "." + kv] =
+                Tensor::zeros(DataType::float32, Shape{batch, h.n_head_kv, 0, h.head_dim});
+    auto tensor = [](const std::vector<std::vector<int64_t>> &rows) {
+        std::vector<int64_t> flat;
+        for (const auto &r : rows) flat.insert(flat.end(), r.begin(), r.end());
+        return Tensor::from_values(DataType::int64,
+                                   Shape{int64_t(rows.size()), int64_t(rows[0].size())}, flat);
+    };
+    std::vector<std::vector<float>> out;
+    for (const DecoderStep &s : plan) {
+        in["input_ids"] = tensor(s.ids);
+        in["attention_mask"] = tensor(s.mask);
+        in["position_ids"] = tensor(s.positions);
+        for (auto &[name, t] : session.run(in)) {
+            if (name == "logits")
+                out.push_back(t.to_vector<float>());
+            else
+                in["past_key_values." + name.substr(8)] = t;
+        }
+    }
+    return out;
 }
 
 }  // namespace gguftool::testkit

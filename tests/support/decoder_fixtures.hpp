@@ -2,7 +2,11 @@
 // (testkit-cache/decoders) under a lock, so that concurrent test processes share them.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "gguftool/decoder_export.hpp"
 
 namespace gguftool::testkit {
 
@@ -16,5 +20,24 @@ std::string decoder_gguf(const std::string &variant, const std::string &type);
 // GatherBlockQuantized where the format maps; opset 21 unless given).
 std::string decoder_package(const std::string &variant, const std::string &type, int opset = 29,
                             bool nbits = false);
+
+// One step of a decoder run: [batch][sequence] token ids, attention mask and positions.
+struct DecoderStep {
+    std::vector<std::vector<int64_t>> ids, mask, positions;
+};
+
+// `prompt` alone (batch 1), then each token of `next` at the following positions.
+std::vector<DecoderStep> single_prompt_plan(const std::vector<int32_t> &prompt,
+                                            const std::vector<int32_t> &next);
+
+// A batch of 2: `prompt`, and its last prompt.size() - pad tokens padded on the left (id 0, mask
+// 0, position 1, as clients make them: cumsum(mask) - 1, pads 1); then token `next` in both rows.
+std::vector<DecoderStep> left_padded_plan(const std::vector<int32_t> &prompt, int64_t pad,
+                                          int32_t next);
+
+// The logits of every step ([batch][sequence][vocab] each) of the executor running the package in
+// `dir` through its KV cache, from an empty past.
+std::vector<std::vector<float>> run_decoder_plan(const std::string &dir, const decoder::Hparams &h,
+                                                 const std::vector<DecoderStep> &plan);
 
 }  // namespace gguftool::testkit
