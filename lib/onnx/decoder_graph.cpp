@@ -165,6 +165,7 @@ private:
     std::optional<NbitsOperands> nbits_operands(const gguf::TensorInfo &t);
     std::string embedding(const std::string &ids);
     std::string rms_norm(const std::string &x, const std::string &w);
+    std::string heads_shape(int64_t n);
     std::string rope(const std::string &x, int64_t heads, const std::string &cos,
                      const std::string &sin);
     std::string softcap(const std::string &x, float cap);
@@ -189,10 +190,11 @@ private:
     std::map<std::string, NbitsOperands> nbits_done_;
     std::vector<int> weight_nodes_;
 
-    std::string batch_seq_;                      // Shape(input_ids): [B, S]
-    std::string cos_, sin_, cos_swa_, sin_swa_;  // [B, S, 1, n_rot/2]
-    std::string temp_;                           // [B, S, 1, 1] (mistral3's temperature)
-    std::string mask_, mask_swa_;                // [B, 1, 1, S, T]
+    std::string batch_seq_;                        // Shape(input_ids): [B, S]
+    std::string cos_, sin_, cos_swa_, sin_swa_;    // [B, S, 1, n_rot/2]
+    std::string temp_;                             // [B, S, 1, 1] (mistral3's temperature)
+    std::map<int64_t, std::string> heads_shapes_;  // [B, S, n, head_dim] per head count n
+    std::string mask_, mask_swa_;                  // [B, 1, 1, S, T]
 };
 
 std::string Builder::weight(const std::string &name, bool required) {
@@ -326,6 +328,17 @@ std::string Builder::embedding(const std::string &ids) {
         ++forms[fmt::format("{} -> {}", type_name(t->type),
                             traits(t->type).quantized ? "DequantizePacked" : "plain")];
     return n_.op("Gather", {weight("token_embd.weight"), ids}, "rows");
+}
+
+// The shape [B, S, n, head_dim], made once per head count for the whole graph.
+std::string Builder::heads_shape(int64_t n) {
+    if (auto it = heads_shapes_.find(n); it != heads_shapes_.end()) return it->second;
+    const std::string saved = n_.scope;
+    n_.scope = "shapes";
+    const std::string shape =
+        n_.concat({batch_seq_, n_.ints({n, h_.head_dim})}, 0, fmt::format("heads{}", n));
+    n_.scope = saved;
+    return heads_shapes_[n] = shape;
 }
 
 std::string Builder::rms_norm(const std::string &x, const std::string &w) {
@@ -492,15 +505,11 @@ std::string Builder::attention(int64_t il, const std::string &x) {
         v = layer_project(x, il, "attn_v.weight", "v");
     }
     auto heads = [&](const std::string &t, int64_t n, std::string_view what) {
-        const std::string shape =
-            n_.concat({batch_seq_, n_.ints({n, D})}, 0, fmt::format("{}_shape", what));
-        return n_.reshape(t, shape, fmt::format("{}_heads", what));
+        return n_.reshape(t, heads_shape(n), fmt::format("{}_heads", what));
     };
     q = heads(q, H, "q");
     k = heads(k, Hkv, "k");
     v = heads(v, Hkv, "v");
-    const DataType none = DataType::undefined;
-    (void)none;
     if (const std::string qn = layer_weight(il, "attn_q_norm.weight", false); !qn.empty())
         q = rms_norm(q, qn);
     if (const std::string kn = layer_weight(il, "attn_k_norm.weight", false); !kn.empty())

@@ -93,7 +93,7 @@ int64_t optional_id(const gguf::Model &m, std::string_view key) {
 
 // llama.cpp's sliding-window layers: the key's bool array, or the period rule (SWA iff
 // il % n < n - 1; period 0: every layer).
-void swa_pattern(const gguf::Model &m, const Keys &k, Hparams &h, uint32_t period) {
+void swa_pattern(const Keys &k, Hparams &h, uint32_t period) {
     if (const gguf::MetadataEntry *e = k.find("attention.sliding_window_pattern")) {
         if (e->value.type() == gguf::ValueType::array) {
             if (e->value.array_type() != gguf::ValueType::bool_ ||
@@ -105,7 +105,6 @@ void swa_pattern(const gguf::Model &m, const Keys &k, Hparams &h, uint32_t perio
         }
         period = uint32_t(k.integer("attention.sliding_window_pattern", std::nullopt));
     }
-    (void)m;
     for (int64_t il = 0; il < h.n_layer; ++il)
         h.swa[il] = period == 0 || (il % period < period - 1);
 }
@@ -231,7 +230,7 @@ Hparams read_hparams(const gguf::Model &model) {
     h.freq_scale_swa = 1.0f;
     if (row->swa == Swa::gemma2) {
         h.n_swa = 4096;
-        swa_pattern(model, k, h, 2);
+        swa_pattern(k, h, 2);
         h.freq_base_swa = k.real("rope.freq_base_swa", h.freq_base);
         h.freq_scale_swa = h.freq_scale;
         h.n_swa = uint32_t(k.integer("attention.sliding_window", h.n_swa));
@@ -240,7 +239,7 @@ Hparams read_hparams(const gguf::Model &model) {
     } else if (row->swa == Swa::gemma3) {
         h.n_swa = uint32_t(k.integer("attention.sliding_window", 0));
         if (h.n_swa > 0) {
-            swa_pattern(model, k, h, 6);
+            swa_pattern(k, h, 6);
             h.freq_base_swa = k.real("rope.freq_base_swa", 10000.0f);
         }
         h.final_softcap = k.real("final_logit_softcapping", 0.0f);
