@@ -156,13 +156,16 @@ private:
         return project(x, fmt::format("blk.{}.{}", il, w), fmt::format("blk.{}.{}", il, bias),
                        what);
     }
-    // The NBits operands of tensor `t` as payloads: B, scales and (float) zero points.
+    // The NBits operands of tensor `t` as payloads: B, scales and, for a format with a minimum,
+    // the offsets transposed ([k_blocks, N], a MatMul's right side).
     struct NbitsOperands {
-        std::string b, scales, zero_points;
+        std::string b, scales, offsets;
         NbitsForm form;
         int64_t n = 0, k = 0;
     };
     std::optional<NbitsOperands> nbits_operands(const gguf::TensorInfo &t);
+    // x [T, K]'s sums over blocks of `block` along K: [T, K/block], made once per (x, block).
+    std::string block_sums(const std::string &x, int64_t block);
     std::string embedding(const std::string &ids);
     std::string rms_norm(const std::string &x, const std::string &w);
     std::string heads_shape(int64_t n);
@@ -188,6 +191,7 @@ private:
     int accuracy_level_;
     std::map<std::string, std::string> weights_;
     std::map<std::string, NbitsOperands> nbits_done_;
+    std::map<std::pair<std::string, int64_t>, std::string> block_sums_;
     std::vector<int> weight_nodes_;
 
     std::string batch_seq_;                        // Shape(input_ids): [B, S]
@@ -238,37 +242,58 @@ std::optional<Builder::NbitsOperands> Builder::nbits_operands(const gguf::Tensor
     const GgmlType type = t.type;
     const std::span<const uint8_t> data = t.data;
     const size_t in_row = data.size() / size_t(N);
-    // Each payload repacks the rows again, a chunk at a time: memory stays bounded.
-    enum Part { codes, scales, zero_points };
-    auto writer = [=](Part part) {
+    const int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 22) / std::max<int64_t>(K, 1));
+    // Codes and scales repack the rows again, a chunk at a time: memory stays bounded.
+    auto writer = [=](bool codes) {
         return [=](Sink &sink) {
-            const int64_t chunk =
-                std::max<int64_t>(1, (int64_t(1) << 22) / std::max<int64_t>(K, 1));
             std::vector<uint8_t> b;
             std::vector<float> s, z;
             for (int64_t r0 = 0; r0 < N; r0 += chunk) {
                 const int64_t rows = std::min(chunk, N - r0);
                 b.resize(size_t(rows * blocks * blob));
                 s.resize(size_t(rows * blocks));
-                z.resize(form->float_zero_points ? size_t(rows * blocks) : 0);
+                z.resize(form->offsets ? size_t(rows * blocks) : 0);
                 nbits_rows(type, data.data() + size_t(r0) * in_row, rows, K, b.data(), s.data(),
                            z.empty() ? nullptr : z.data());
-                if (part == codes) sink.write(b.data(), b.size());
-                if (part == scales)
+                if (codes)
+                    sink.write(b.data(), b.size());
+                else
                     sink.write(reinterpret_cast<const uint8_t *>(s.data()), s.size() * 4);
-                if (part == zero_points)
-                    sink.write(reinterpret_cast<const uint8_t *>(z.data()), z.size() * 4);
             }
         };
     };
     o.b = n_.g().payload(name + ":nbits", DataType::uint8, {N, blocks, blob},
-                         uint64_t(N * blocks * blob), writer(codes));
+                         uint64_t(N * blocks * blob), writer(true));
     o.scales = n_.g().payload(name + ":scales", DataType::float32, {N, blocks},
-                              uint64_t(N * blocks * 4), writer(scales));
-    if (form->float_zero_points)
-        o.zero_points = n_.g().payload(name + ":zero_points", DataType::float32, {N, blocks},
-                                       uint64_t(N * blocks * 4), writer(zero_points));
+                              uint64_t(N * blocks * 4), writer(false));
+    // The offsets, transposed: all of them at once (an eighth of the float weight or less).
+    if (form->offsets)
+        o.offsets = n_.g().payload(
+            name + ":offsets", DataType::float32, {blocks, N}, uint64_t(N * blocks * 4),
+            [=](Sink &sink) {
+                std::vector<uint8_t> b;
+                std::vector<float> s, z(size_t(N * blocks)), column(static_cast<size_t>(N));
+                for (int64_t r0 = 0; r0 < N; r0 += chunk) {
+                    const int64_t rows = std::min(chunk, N - r0);
+                    b.resize(size_t(rows * blocks * blob));
+                    s.resize(size_t(rows * blocks));
+                    nbits_rows(type, data.data() + size_t(r0) * in_row, rows, K, b.data(), s.data(),
+                               z.data() + size_t(r0 * blocks));
+                }
+                for (int64_t kb = 0; kb < blocks; ++kb) {
+                    for (int64_t n = 0; n < N; ++n) column[size_t(n)] = z[size_t(n * blocks + kb)];
+                    sink.write(reinterpret_cast<const uint8_t *>(column.data()), column.size() * 4);
+                }
+            });
     return nbits_done_[name] = o;
+}
+
+std::string Builder::block_sums(const std::string &x, int64_t block) {
+    if (auto it = block_sums_.find({x, block}); it != block_sums_.end()) return it->second;
+    const std::string blocks = n_.reshape(x, n_.ints({0, -1, block}), "blocks");
+    std::string sums = n_.op("ReduceSum", {blocks, n_.ints({-1})}, "block_sums");
+    set_attribute(*n_.last, "keepdims", int64_t{0});
+    return block_sums_[{x, block}] = sums;
 }
 
 std::string Builder::project(const std::string &x, const std::string &w, const std::string &b,
@@ -280,8 +305,8 @@ std::string Builder::project(const std::string &x, const std::string &w, const s
             ++forms[fmt::format("{} -> MatMulNBits", type_name(t->type))];
             const std::string bias = weight(b, false);
             std::string out = n_.g().name(fmt::format("{}/{}", n_.scope, what));
-            onnx::NodeProto &node = n_.g().node(
-                n_.scope, "MatMulNBits", {x, o->b, o->scales, o->zero_points, "", bias}, {out});
+            onnx::NodeProto &node =
+                n_.g().node(n_.scope, "MatMulNBits", {x, o->b, o->scales, "", "", bias}, {out});
             while (node.input_size() > 3 && node.input(node.input_size() - 1).empty())
                 node.mutable_input()->RemoveLast();
             node.set_domain("com.microsoft");
@@ -290,6 +315,11 @@ std::string Builder::project(const std::string &x, const std::string &w, const s
             set_attribute(node, "bits", int64_t(o->form.bits));
             set_attribute(node, "block_size", int64_t(o->form.block));
             if (accuracy_level_) set_attribute(node, "accuracy_level", int64_t(accuracy_level_));
+            if (o->form.offsets)  // + Σ_block x · offset
+                return n_.add(out,
+                              n_.op("MatMul", {block_sums(x, o->form.block), o->offsets},
+                                    fmt::format("{}_min", what)),
+                              what);
             return out;
         }
     }
@@ -306,7 +336,7 @@ std::string Builder::embedding(const std::string &ids) {
     const gguf::TensorInfo *t = model_.find_tensor("token_embd.weight");
     if (nbits_ && t && traits(t->type).quantized) {
         const std::optional<NbitsForm> form = nbits_form(t->type);
-        if (form && !form->float_zero_points) {
+        if (form) {
             if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
                 ++forms[fmt::format("{} -> GatherBlockQuantized", type_name(t->type))];
                 // [V, blocks, blob] as [V, E·bits/8]: the same bytes.
@@ -320,7 +350,16 @@ std::string Builder::embedding(const std::string &ids) {
                 set_attribute(node, "quantize_axis", int64_t{1});
                 set_attribute(node, "block_size", int64_t(o->form.block));
                 set_attribute(node, "bits", int64_t(o->form.bits));
-                return out;
+                if (!o->form.offsets) return out;
+                // + each block's offset: offsets [k_blocks, V] gathered on V, as [B·S, blocks, 1]
+                const int64_t blocks = o->k / o->form.block;
+                std::string offsets = n_.op("Gather", {o->offsets, ids}, "embd_offsets");
+                set_attribute(*n_.last, "axis", int64_t{1});
+                offsets = n_.reshape(offsets, n_.ints({blocks, -1}), "embd_offsets");
+                offsets = n_.unsqueeze(n_.transpose(offsets, {1, 0}), {-1});
+                const std::string rows =
+                    n_.reshape(out, n_.ints({-1, blocks, o->form.block}), "embd_blocks");
+                return n_.reshape(n_.add(rows, offsets), n_.ints({-1, o->k}), "embd_rows");
             }
         }
     }

@@ -1,13 +1,15 @@
 // GGUF blocks as onnxruntime's MatMulNBits operands (com.microsoft, MODEL-FACTS §5.2): per weight
 // row, B [k_blocks][block·bits/8] (bits 4: element 2i in the low nibble of byte i, 2i+1 in the
-// high one; bits 8: one byte per element), scales [k_blocks] and, for the formats with a minimum,
-// float zero points [k_blocks]; MatMulNBits computes (code - zero_point) · scale.
+// high one; bits 8: one byte per element) and scales [k_blocks], codes stored symmetric so that
+// MatMulNBits' default zero point (8 for 4 bits, 128 for 8) applies: no zero-point input, which
+// keeps onnxruntime on its packed integer kernels (a float zero point sends it to a path that
+// decodes the whole matrix on every call).
 //
-// One row per format. Exact (the same single rounding as ggml's dequantizer): q4_0 (4 bits,
-// default zero point 8), q8_0 and q5_0 (8 bits, default zero point 128: code + 128 - offset),
-// q6_K and q3_K (8 bits, block 16, scale d·sc as ggml's d * sc * q). Up to rounding (float zero
-// point minimum / scale): q4_1, q5_1, q4_K, q5_K, q2_K. A sub-block whose scale is 0 but whose
-// minimum is not decodes to the constant -min: its codes become 0, scale min, zero point 1.
+// One row per format. Exact (the same single rounding as ggml's dequantizer): q4_0, q8_0, q5_0,
+// q3_K (4 bits, block 16) and q6_K (8 bits, block 16), whose scale product d·sc is ggml's. The
+// formats with a minimum — q4_1, q5_1, q2_K, q4_K, q5_K, w = s·q - m — store the centred code
+// (q - c)·s and a float offset per block, c·s - m (c·s exact, one rounding): the graph adds
+// sum(block's activations) · offset after the product. A sub-block whose scale is 0 is its offset.
 #include <cstring>
 
 #include "decoder.hpp"
@@ -19,24 +21,17 @@ namespace {
 
 using namespace formats;
 
-// One row of `K` elements: `src` its GGUF blocks; writes k_blocks blobs, scales, zero points.
-using RowFn = void (*)(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps);
+// One row of `K` elements: `src` its GGUF blocks; writes k_blocks blobs, scales, offsets.
+using RowFn = void (*)(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets);
 
-// The scale and zero point for w = scale·q - min (scale 0: the codes are zeroed, see above).
-void scale_min(float scale, float min, uint8_t *codes, int n, int bits, float &s, float &zp) {
-    if (scale != 0.0f) {
-        s = scale;
-        zp = min / scale;
-        return;
-    }
-    std::memset(codes, 0, size_t(n * bits / 8));
-    s = min != 0.0f ? min : 0.0f;
-    zp = min != 0.0f ? 1.0f : 0.0f;
+// n 4-bit codes as MatMulNBits packs them.
+void pack4(const uint8_t *codes, int n, uint8_t *out) {
+    for (int i = 0; i < n / 2; ++i) out[i] = uint8_t(codes[2 * i] | (codes[2 * i + 1] << 4));
 }
 
-// 32 4-bit codes as MatMulNBits packs them.
-void pack4(const uint8_t *codes, uint8_t *out) {
-    for (int i = 0; i < 16; ++i) out[i] = uint8_t(codes[2 * i] | (codes[2 * i + 1] << 4));
+// The offset of w = s·q - m stored as (q - c)·s: c·s - m.
+float offset(float s, float m, int c) {
+    return float(c) * s - m;
 }
 
 void q4_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
@@ -44,19 +39,19 @@ void q4_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
     for (int64_t i = 0; i < K / 32; ++i, b += 16) {
         uint8_t c[32];
         for (int j = 0; j < 16; ++j) c[j] = blk[i].qs[j] & 15, c[j + 16] = blk[i].qs[j] >> 4;
-        pack4(c, b);
+        pack4(c, 32, b);  // ggml: (q - 8)·d
         scales[i] = fp16_to_f32(blk[i].d);
     }
 }
 
-void q4_1(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps) {
+void q4_1(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
     const auto *blk = reinterpret_cast<const BlockQ4_1 *>(src);
     for (int64_t i = 0; i < K / 32; ++i, b += 16) {
         uint8_t c[32];
         for (int j = 0; j < 16; ++j) c[j] = blk[i].qs[j] & 15, c[j + 16] = blk[i].qs[j] >> 4;
-        pack4(c, b);
-        // ggml: q·d + m
-        scale_min(fp16_to_f32(blk[i].d), -fp16_to_f32(blk[i].m), b, 32, 4, scales[i], zps[i]);
+        pack4(c, 32, b);
+        scales[i] = fp16_to_f32(blk[i].d);  // ggml: q·d + m
+        offsets[i] = offset(scales[i], -fp16_to_f32(blk[i].m), 8);
     }
 }
 
@@ -68,31 +63,69 @@ void q8_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
     }
 }
 
-// q5_0/q5_1's five-bit codes.
+// q5_0/q5_1's five-bit codes, stored as q + 128 - 16.
 void codes5(const uint8_t *qs, const uint8_t *qh_bytes, uint8_t *c) {
     uint32_t qh;
     std::memcpy(&qh, qh_bytes, 4);
     for (int j = 0; j < 16; ++j) {
-        c[j] = uint8_t((qs[j] & 15) | (((qh >> j) & 1) << 4));
-        c[j + 16] = uint8_t((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4));
+        c[j] = uint8_t(112 + ((qs[j] & 15) | (((qh >> j) & 1) << 4)));
+        c[j + 16] = uint8_t(112 + ((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)));
     }
 }
 
 void q5_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
     const auto *blk = reinterpret_cast<const BlockQ5_0 *>(src);
     for (int64_t i = 0; i < K / 32; ++i, b += 32) {
-        uint8_t c[32];
-        codes5(blk[i].qs, blk[i].qh, c);
-        for (int j = 0; j < 32; ++j) b[j] = uint8_t(c[j] + 128 - 16);  // (q - 16)·d
+        codes5(blk[i].qs, blk[i].qh, b);  // ggml: (q - 16)·d
         scales[i] = fp16_to_f32(blk[i].d);
     }
 }
 
-void q5_1(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps) {
+void q5_1(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
     const auto *blk = reinterpret_cast<const BlockQ5_1 *>(src);
     for (int64_t i = 0; i < K / 32; ++i, b += 32) {
         codes5(blk[i].qs, blk[i].qh, b);
-        scale_min(fp16_to_f32(blk[i].d), -fp16_to_f32(blk[i].m), b, 32, 8, scales[i], zps[i]);
+        scales[i] = fp16_to_f32(blk[i].d);  // ggml: q·d + m
+        offsets[i] = offset(scales[i], -fp16_to_f32(blk[i].m), 16);
+    }
+}
+
+// q2_K: 16 blocks of 16, w = d·(sc & 15)·q - dmin·(sc >> 4), q in 0..3 stored as q + 8 - 2.
+void q2_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
+    const auto *blk = reinterpret_cast<const BlockQ2_K *>(src);
+    for (int64_t i = 0; i < K / 256; ++i) {
+        const float d = fp16_to_f32(blk[i].d), dmin = fp16_to_f32(blk[i].dmin);
+        for (int is = 0; is < 16; ++is, b += 8) {  // ggml's order: 128 at a time, shift by 2
+            const uint8_t *q = blk[i].qs + 32 * (is / 8) + 16 * (is % 2);
+            const int shift = 2 * ((is % 8) / 2);
+            uint8_t c[16];
+            for (int l = 0; l < 16; ++l) c[l] = uint8_t(((q[l] >> shift) & 3) + 6);
+            pack4(c, 16, b);
+            const uint8_t sc = blk[i].scales[is];
+            scales[16 * i + is] = d * float(sc & 0xF);
+            offsets[16 * i + is] = offset(scales[16 * i + is], dmin * float(sc >> 4), 2);
+        }
+    }
+}
+
+// q3_K: 16 blocks of 16, w = d·(sc - 32)·q, q in -4..3 stored as q + 8.
+void q3_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
+    const auto *blk = reinterpret_cast<const BlockQ3_K *>(src);
+    for (int64_t i = 0; i < K / 256; ++i) {
+        const float d = fp16_to_f32(blk[i].d);
+        const uint8_t *sc = blk[i].scales;  // 16 six-bit scales: low 4 bits, then high 2
+        for (int is = 0; is < 16; ++is, b += 8) {
+            const int low = is < 8 ? sc[is] & 15 : sc[is - 8] >> 4;
+            const int high = (sc[8 + is % 4] >> (2 * (is / 4))) & 3;
+            const uint8_t *q = blk[i].qs + 32 * (is / 8) + 16 * (is % 2);
+            const uint8_t *hm = blk[i].hmask + 16 * (is % 2);
+            const int shift = 2 * ((is % 8) / 2), bit = 1 << (is / 2);
+            uint8_t c[16];
+            for (int l = 0; l < 16; ++l)
+                c[l] = uint8_t(((q[l] >> shift) & 3) + ((hm[l] & bit) ? 8 : 4));
+            pack4(c, 16, b);
+            scales[16 * i + is] = d * float((low | (high << 4)) - 32);
+        }
     }
 }
 
@@ -107,37 +140,39 @@ void scale_min_k4(int j, const uint8_t *q, uint8_t &d, uint8_t &m) {
     }
 }
 
-void q4_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps) {
+void q4_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
     const auto *blk = reinterpret_cast<const BlockQ4_K *>(src);
     for (int64_t i = 0; i < K / 256; ++i) {
         const float d = fp16_to_f32(blk[i].d), dmin = fp16_to_f32(blk[i].dmin);
         for (int c = 0; c < 4; ++c) {  // 64 elements: low nibbles, then high nibbles
             const uint8_t *q = blk[i].qs + 32 * c;
-            for (int half = 0; half < 2; ++half, b += 16, ++scales, ++zps) {
+            for (int half = 0; half < 2; ++half, b += 16, ++scales, ++offsets) {
                 uint8_t sc, m, codes[32];
                 scale_min_k4(2 * c + half, blk[i].scales, sc, m);
                 for (int l = 0; l < 32; ++l) codes[l] = half ? q[l] >> 4 : q[l] & 15;
-                pack4(codes, b);
-                scale_min(d * sc, dmin * m, b, 32, 4, *scales, *zps);  // ggml: d1·q - m1
+                pack4(codes, 32, b);
+                *scales = d * float(sc);  // ggml: d1·q - m1
+                *offsets = offset(*scales, dmin * float(m), 8);
             }
         }
     }
 }
 
-void q5_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *zps) {
+void q5_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
     const auto *blk = reinterpret_cast<const BlockQ5_K *>(src);
     for (int64_t i = 0; i < K / 256; ++i) {
         const float d = fp16_to_f32(blk[i].d), dmin = fp16_to_f32(blk[i].dmin);
         for (int c = 0; c < 4; ++c) {
             const uint8_t *q = blk[i].qs + 32 * c;
-            for (int half = 0; half < 2; ++half, b += 32, ++scales, ++zps) {
+            for (int half = 0; half < 2; ++half, b += 32, ++scales, ++offsets) {
                 uint8_t sc, m;
                 scale_min_k4(2 * c + half, blk[i].scales, sc, m);
                 const int bit = 2 * c + half;  // ggml: u1, u2 shift by 2 per 64
                 for (int l = 0; l < 32; ++l)
-                    b[l] = uint8_t((half ? q[l] >> 4 : q[l] & 15) |
-                                   (((blk[i].qh[l] >> bit) & 1) << 4));
-                scale_min(d * sc, dmin * m, b, 32, 8, *scales, *zps);
+                    b[l] = uint8_t(112 + ((half ? q[l] >> 4 : q[l] & 15) |
+                                          (((blk[i].qh[l] >> bit) & 1) << 4)));
+                *scales = d * float(sc);
+                *offsets = offset(*scales, dmin * float(m), 16);
             }
         }
     }
@@ -166,14 +201,15 @@ void q6_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
 struct NbitsRow {
     GgmlType type;
     int bits, block;
-    bool float_zero_points;
+    bool offsets;
     RowFn row;
 };
 
 constexpr NbitsRow kRows[] = {
     {GgmlType::q4_0, 4, 32, false, q4_0}, {GgmlType::q4_1, 4, 32, true, q4_1},
     {GgmlType::q8_0, 8, 32, false, q8_0}, {GgmlType::q5_0, 8, 32, false, q5_0},
-    {GgmlType::q5_1, 8, 32, true, q5_1},  {GgmlType::q4_k, 4, 32, true, q4_k},
+    {GgmlType::q5_1, 8, 32, true, q5_1},  {GgmlType::q2_k, 4, 16, true, q2_k},
+    {GgmlType::q3_k, 4, 16, false, q3_k}, {GgmlType::q4_k, 4, 32, true, q4_k},
     {GgmlType::q5_k, 8, 32, true, q5_k},  {GgmlType::q6_k, 8, 16, false, q6_k},
 };
 
@@ -181,12 +217,12 @@ constexpr NbitsRow kRows[] = {
 
 std::optional<NbitsForm> nbits_form(GgmlType type) {
     for (const NbitsRow &r : kRows)
-        if (r.type == type) return NbitsForm{r.bits, r.block, r.float_zero_points};
+        if (r.type == type) return NbitsForm{r.bits, r.block, r.offsets};
     return std::nullopt;
 }
 
 void nbits_rows(GgmlType type, const uint8_t *src, int64_t rows, int64_t K, uint8_t *b,
-                float *scales, float *zps) {
+                float *scales, float *offsets) {
     for (const NbitsRow &r : kRows) {
         if (r.type != type) continue;
         const size_t in_row = size_t(K / traits(type).block_size * traits(type).type_size);
@@ -194,7 +230,7 @@ void nbits_rows(GgmlType type, const uint8_t *src, int64_t rows, int64_t K, uint
         const size_t blob = size_t(r.block * r.bits / 8);
         for (int64_t i = 0; i < rows; ++i)
             r.row(src + size_t(i) * in_row, K, b + size_t(i) * size_t(k_blocks) * blob,
-                  scales + i * k_blocks, zps ? zps + i * k_blocks : nullptr);
+                  scales + i * k_blocks, offsets ? offsets + i * k_blocks : nullptr);
         return;
     }
 }

@@ -154,7 +154,7 @@ std::span<const OpDef> dequantize_packed_ops();
 std::span<const OpDef> elementwise_ops();  // Add, Sub, ..., Neg, Where, Greater, ..., Expand
 std::span<const OpDef> layout_ops();       // Slice, Transpose
 std::span<const OpDef> linalg_ops();       // MatMul, Gemm
-std::span<const OpDef> reduce_ops();       // Softmax, ReduceMean
+std::span<const OpDef> reduce_ops();       // Softmax, ReduceMean, ReduceSum
 std::span<const OpDef> one_hot_ops();
 std::span<const OpDef> range_ops();
 std::span<const OpDef> shape_ops();  // Unsqueeze, Squeeze, Reshape, Identity, BitCast, Shape

@@ -1,5 +1,5 @@
-// Softmax-13 and ReduceMean-13/18: type checks, axes and output shapes; the backend's registered
-// kernels compute (cpu_reduce.cpp).
+// Softmax-13, ReduceMean-13/18 and ReduceSum-13: type checks, axes and output shapes; the backend's
+// registered kernels compute (cpu_reduce.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -29,11 +29,11 @@ void run_softmax(OpContext &ctx) {
     ctx.run_kernel(attributes);
 }
 
-// ReduceMean: the mean over `axes` (ReduceMean-13: an attribute; ReduceMean-18: an optional
-// INT64 input), every axis when there are none (unless ReduceMean-18's noop_with_empty_axes,
-// which passes the input through); reduced dims kept as 1 unless keepdims is 0. The kernel gets
-// "axes", normalized and sorted (empty only for a scalar input).
-void run_reduce_mean(OpContext &ctx) {
+// ReduceMean and ReduceSum: the mean or sum over `axes` (ReduceMean-13: an attribute;
+// ReduceMean-18 and ReduceSum-13: an optional INT64 input), every axis when there are none
+// (unless noop_with_empty_axes, which passes the input through); reduced dims kept as 1 unless
+// keepdims is 0. The kernel gets "axes", normalized and sorted (empty only for a scalar input).
+void run_reduce(OpContext &ctx, bool axes_input) {
     const DeviceTensor &x = ctx.input(0);
     check_float(x.dtype);
     const size_t rank = x.shape.size();
@@ -42,7 +42,7 @@ void run_reduce_mean(OpContext &ctx) {
         throw Error(fmt::format("attribute 'keepdims' must be 0 or 1, not {}", keepdims));
     std::vector<int64_t> axes;
     bool noop = false;
-    if (ctx.version() >= 18) {
+    if (axes_input) {
         const int64_t noop_attr = ctx.attr_int("noop_with_empty_axes", 0);
         if (noop_attr != 0 && noop_attr != 1)
             throw Error(
@@ -75,6 +75,13 @@ void run_reduce_mean(OpContext &ctx) {
     ctx.run_kernel(attributes);
 }
 
+void run_reduce_mean(OpContext &ctx) {
+    run_reduce(ctx, ctx.version() >= 18);
+}
+void run_reduce_sum(OpContext &ctx) {
+    run_reduce(ctx, true);
+}
+
 }  // namespace
 
 std::span<const OpDef> reduce_ops() {
@@ -101,6 +108,18 @@ std::span<const OpDef> reduce_ops() {
          1,
          {"keepdims", "noop_with_empty_axes"},
          run_reduce_mean,
+         same_as_input0,
+         false,
+         true},
+        {"ReduceSum",
+         13,
+         {},
+         1,
+         2,
+         1,
+         1,
+         {"keepdims", "noop_with_empty_axes"},
+         run_reduce_sum,
          same_as_input0,
          false,
          true},

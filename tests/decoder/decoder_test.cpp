@@ -176,18 +176,17 @@ TEST_P(DecoderNbits, AgreesWithTheExactExportAndLlamaCpp) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tiny, DecoderNbits,
-                         ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "gemma3",
-                                                              "phi3"),
-                                            ::testing::Values("Q4_0", "Q4_1", "Q5_0", "Q5_1",
-                                                              "Q8_0", "Q4_K_M", "Q5_K_M", "Q6_K")),
-                         [](const auto &info) {
-                             std::string s =
-                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
-                             for (char &c : s)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Tiny, DecoderNbits,
+    ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "gemma3", "phi3"),
+                       ::testing::Values("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K_M",
+                                         "Q4_K_M", "Q5_K_M", "Q6_K")),
+    [](const auto &info) {
+        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+        for (char &c : s)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        return s;
+    });
 
 // ---------------------------------------------------------------------------------------------
 // The tolerance rejects wrong exports.

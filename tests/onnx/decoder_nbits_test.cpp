@@ -1,7 +1,8 @@
 // --weights nbits' repacking (decoder_export.hpp: nbits_form, nbits_rows) against llama.cpp's own
-// decoding of llama.cpp-quantized blocks (the test kit's format cases): the formats with integer
-// zero points reproduce llama.cpp bit for bit through MatMulNBits' formula (code - zero_point) ·
-// scale; those with a float minimum (zero point = min / scale) within the bound measured here.
+// decoding of llama.cpp-quantized blocks (the test kit's format cases): the formats without a
+// minimum reproduce llama.cpp bit for bit through MatMulNBits' formula (code - zero_point) · scale
+// with the default zero point; those with a float minimum, (code - zero_point) · scale + offset,
+// within the bound measured here.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,7 +34,7 @@ Worst check(GgmlType type) {
         std::vector<uint8_t> b(size_t(rows * blocks * blob));
         std::vector<float> s(size_t(rows * blocks)), z(size_t(rows * blocks));
         decoder::nbits_rows(type, c.bytes.data(), rows, K, b.data(), s.data(),
-                            form.float_zero_points ? z.data() : nullptr);
+                            form.offsets ? z.data() : nullptr);
         for (int64_t r = 0; r < rows; ++r)
             for (int64_t kb = 0; kb < blocks; ++kb) {
                 const int64_t i = r * blocks + kb;
@@ -44,10 +45,9 @@ Worst check(GgmlType type) {
                 for (int64_t j = 0; j < form.block; ++j) {
                     const uint8_t *q = b.data() + i * blob;
                     const int code = form.bits == 8 ? q[j] : (q[j / 2] >> ((j & 1) * 4)) & 15;
-                    // MatMulNBits: (code - zero_point) · scale, in float.
-                    const float ours = form.float_zero_points
-                                           ? (float(code) - z[size_t(i)]) * s[size_t(i)]
-                                           : float(code - (1 << (form.bits - 1))) * s[size_t(i)];
+                    // MatMulNBits: (code - zero_point) · scale, in float; + the offset.
+                    float ours = float(code - (1 << (form.bits - 1))) * s[size_t(i)];
+                    if (form.offsets) ours += z[size_t(i)];
                     const float want = c.want[size_t(r * K + kb * form.block + j)];
                     ++w.compared;
                     if (std::memcmp(&ours, &want, 4) != 0) ++w.differing;
@@ -59,18 +59,22 @@ Worst check(GgmlType type) {
     return w;
 }
 
-TEST(DecoderNbits, IntegerZeroPointFormatsAreBitExact) {
-    for (GgmlType t : {GgmlType::q4_0, GgmlType::q8_0, GgmlType::q5_0, GgmlType::q6_k}) {
+TEST(DecoderNbits, FormatsWithoutAMinimumAreBitExact) {
+    for (GgmlType t :
+         {GgmlType::q4_0, GgmlType::q8_0, GgmlType::q5_0, GgmlType::q3_k, GgmlType::q6_k}) {
+        EXPECT_FALSE(decoder::nbits_form(t)->offsets) << type_name(t);
         const Worst w = check(t);
         EXPECT_GT(w.compared, 0u) << type_name(t);
         EXPECT_EQ(w.differing, 0u) << type_name(t) << ": " << w.differing << " of " << w.compared;
     }
 }
 
-TEST(DecoderNbits, FloatMinimumFormatsStayWithinTheirBound) {
-    // Measured: the float zero point min/scale rounds once; the error stays within a few float
-    // ulps of the block's largest value.
-    for (GgmlType t : {GgmlType::q4_1, GgmlType::q5_1, GgmlType::q4_k, GgmlType::q5_k}) {
+TEST(DecoderNbits, MinimumFormatsStayWithinTheirBound) {
+    // Measured: the offset c·s - m rounds once, the sum once more; the error stays within a few
+    // float ulps of the block's largest value.
+    for (GgmlType t :
+         {GgmlType::q4_1, GgmlType::q5_1, GgmlType::q2_k, GgmlType::q4_k, GgmlType::q5_k}) {
+        EXPECT_TRUE(decoder::nbits_form(t)->offsets) << type_name(t);
         const Worst w = check(t);
         EXPECT_GT(w.compared, 0u) << type_name(t);
         EXPECT_LE(w.relative, 4.8e-7) << type_name(t);
@@ -84,7 +88,7 @@ TEST(DecoderNbits, FloatMinimumFormatsStayWithinTheirBound) {
 
 TEST(DecoderNbits, FormatsWithoutAMappingHaveNone) {
     for (GgmlType t : {GgmlType::iq4_xs, GgmlType::iq2_xxs, GgmlType::tq1_0, GgmlType::mxfp4,
-                       GgmlType::q2_k, GgmlType::q3_k, GgmlType::f16})
+                       GgmlType::iq4_nl, GgmlType::iq3_s, GgmlType::q8_k, GgmlType::f16})
         EXPECT_FALSE(decoder::nbits_form(t)) << type_name(t);
 }
 

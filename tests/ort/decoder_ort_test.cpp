@@ -108,6 +108,20 @@ double relative_gap(const float *a, const float *b, size_t n) {
     return worst / scale;
 }
 
+// The root mean square of Δ over every logit of every row, relative to the mean spread of `ref`'s
+// rows.
+double rms_gap(const std::vector<float> &ours, const std::vector<float> &ref, int64_t V) {
+    double sq = 0, spread = 0;
+    size_t rows = 0;
+    for (size_t r = 0; r * V < ref.size(); ++r, ++rows) {
+        const float *e = ref.data() + r * V, *o = ours.data() + r * V;
+        const auto [lo, hi] = std::minmax_element(e, e + V);
+        spread += double(*hi - *lo);
+        for (int64_t i = 0; i < V; ++i) sq += (double(o[i]) - e[i]) * (double(o[i]) - e[i]);
+    }
+    return std::sqrt(sq / double(ref.size())) / std::max(1e-30, spread / double(rows));
+}
+
 // max over rows of max|Δ| / the row's spread in `ref`.
 double spread_gap(const std::vector<float> &ours, const std::vector<float> &ref, int64_t V) {
     double worst = 0;
@@ -121,14 +135,30 @@ double spread_gap(const std::vector<float> &ours, const std::vector<float> &ref,
     return worst;
 }
 
+// The greedy continuation of kPrompt by `package` in the executor: `n` tokens, up to and including
+// the first end-of-sequence token.
+std::vector<int32_t> executor_greedy(const std::string &package, const decoder::Hparams &h, int n) {
+    std::vector<int32_t> chosen;
+    while (int(chosen.size()) < n && (chosen.empty() || chosen.back() != h.eos)) {
+        const auto logits =
+            testkit::run_decoder_plan(package, h, testkit::single_prompt_plan(kPrompt, chosen));
+        const float *last = logits.back().data() + logits.back().size() - size_t(h.n_vocab);
+        chosen.push_back(int32_t(std::max_element(last, last + h.n_vocab) - last));
+    }
+    return chosen;
+}
+
 // transformers.js loads `package` offline and its greedy generate of 8 tokens gives llama.cpp's
-// greedy tokens on `gguf` (compared up to and including the first end-of-sequence token).
-void expect_transformers_js_greedy(const std::string &gguf, const std::string &package) {
+// greedy tokens on `gguf` (compared up to and including the first end-of-sequence token) or, with
+// `executor`, the executor's greedy tokens on the same package: quantized weights can make a near
+// tie of llama.cpp's (int8 activations) go the other way, which verify accepts and this could not.
+void expect_transformers_js_greedy(const std::string &gguf, const std::string &package,
+                                   bool executor = false) {
     const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
     constexpr int kNew = 8;
-    const Reference ref = llama_reference(gguf, kNew - 1);
     std::vector<int64_t> want(kPrompt.begin(), kPrompt.end());
-    for (int32_t t : ref.chosen) {
+    for (int32_t t :
+         executor ? executor_greedy(package, h, kNew) : llama_reference(gguf, kNew - 1).chosen) {
         want.push_back(t);
         if (t == h.eos) break;
     }
@@ -212,7 +242,9 @@ TEST_P(DecoderOrtNbits, StepsAgreeWithExecutorAndLlamaCpp) {
 
 INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
                          ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "phi3"),
-                                            ::testing::Values("Q4_0", "Q8_0", "Q4_K_M", "Q6_K")),
+                                            ::testing::Values("Q4_0", "Q4_1", "Q8_0", "Q2_K",
+                                                              "Q3_K_M", "Q4_K_M", "Q5_K_M",
+                                                              "Q6_K")),
                          [](const auto &info) {
                              std::string s =
                                  std::get<0>(info.param) + "_" + std::get<1>(info.param);
@@ -221,14 +253,67 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
                              return s;
                          });
 
-// transformers.js loads an nbits package (Q4_0: MatMulNBits and GatherBlockQuantized) and its
-// greedy generate gives llama.cpp's greedy tokens.
-TEST(DecoderOrtNbitsModel, TransformersJsGeneratesLlamaCppsTokens) {
+// --weights nbits --accuracy-level 4: onnxruntime quantizes the activations to int8 per block of
+// the weight's (32 or 16), as llama.cpp does for its dot products (Q8_0: blocks of 32 for q4_0
+// and q8_0; Q8_K: blocks of 256 for the K formats). Its logits may be no farther from the exact
+// decoder (the packed export of the same file: every weight decoded exactly, float math) than
+// llama.cpp's own, measured as the RMS of Δ over the vocabulary, relative to the spread. With the
+// K formats it is closer at every step (ratio 0.48–0.88 measured); with q4_0 and q8_0 both
+// quantize the same 32-blocks the same way but for rounding (llama.cpp's block scale is fp16),
+// so the two distances are the same in distribution (0.85–1.19 measured per step): there, within
+// 1.25× per step.
+class DecoderOrtNbitsInt8 : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
+};
+
+TEST_P(DecoderOrtNbitsInt8, NoFartherFromTheExactDecoderThanLlamaCpp) {
     SKIP_WITHOUT_ORT();
     SKIP_WITHOUT_LLAMA();
-    const std::string gguf = testkit::decoder_gguf("llama", "Q4_0");
-    const std::string package = testkit::decoder_package("llama", "Q4_0", kOrtOpset, true);
-    expect_transformers_js_greedy(gguf, package);
+    const auto &[variant, type] = GetParam();
+    const std::string gguf = testkit::decoder_gguf(variant, type);
+    const std::string package = testkit::decoder_package(variant, type, kOrtOpset, true, 4);
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+    constexpr int kSteps = 2;
+    const Reference ref = llama_reference(gguf, kSteps);
+    const std::vector<Step> plan = single_plan(ref, kSteps);
+    TempDir tmp;
+    const auto ort = run_in_ort(package, h, plan, tmp);
+    const auto exact = testkit::run_decoder_plan(testkit::decoder_package(variant, type), h, plan);
+    const double factor = type == "Q4_0" || type == "Q8_0" ? 1.25 : 1.0;
+    ASSERT_EQ(ort.size(), plan.size());
+    for (size_t s = 0; s < plan.size(); ++s) {
+        const double ours = rms_gap(ort[s], exact[s], h.n_vocab),
+                     llama = rms_gap(ref.logits[s], exact[s], h.n_vocab);
+        EXPECT_LE(ours, factor * llama)
+            << "step " << s << ": onnxruntime (int8 activations) " << ours << ", llama.cpp "
+            << llama << " of the spread from the exact decoder";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbitsInt8,
+                         ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "phi3"),
+                                            ::testing::Values("Q4_0", "Q8_0", "Q2_K", "Q4_K_M",
+                                                              "Q5_K_M", "Q6_K")),
+                         [](const auto &info) {
+                             std::string s =
+                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                             for (char &c : s)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return s;
+                         });
+
+// transformers.js loads nbits packages (MatMulNBits and GatherBlockQuantized) and generates
+// greedily: Q4_0's gives llama.cpp's tokens; Q4_K_M's (with the block offsets; llama.cpp has a
+// near tie at the 6th token, which verify shows) the executor's.
+TEST(DecoderOrtNbitsModel, TransformersJsGeneratesGreedily) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    for (const char *type : {"Q4_0", "Q4_K_M"}) {
+        SCOPED_TRACE(type);
+        const std::string gguf = testkit::decoder_gguf("llama", type);
+        expect_transformers_js_greedy(gguf,
+                                      testkit::decoder_package("llama", type, kOrtOpset, true),
+                                      std::string_view(type) == "Q4_K_M");
+    }
 }
 
 class DecoderOrtModel : public ::testing::TestWithParam<std::string> {};

@@ -17,9 +17,10 @@ public:
 
     // The registered kernels: the CPU backend's, through device copies.
     ForeignBackend() {
-        for (const char *op : {"Neg", "Where", "MatMul", "Gemm", "Softmax", "ReduceMean", "Sqrt",
-                               "Tanh", "Sigmoid", "Exp", "Reciprocal", "Greater", "Less",
-                               "GreaterOrEqual", "LessOrEqual", "And", "Or", "Not", "Expand"})
+        for (const char *op : {"Neg",         "Where",      "MatMul",  "Gemm", "Softmax",
+                               "ReduceMean",  "ReduceSum",  "Sqrt",    "Tanh", "Sigmoid",
+                               "Exp",         "Reciprocal", "Greater", "Less", "GreaterOrEqual",
+                               "LessOrEqual", "And",        "Or",      "Not",  "Expand"})
             register_kernel(op, [this, op](const rt::KernelArgs &a) {
                 std::vector<DeviceTensor> copies;
                 for (const DeviceTensor *t : a.inputs)

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bump when the tiny models or the exporter's output change meaning: it names the cache folder.
-constexpr const char *kVersion = "decoders-3";
+constexpr const char *kVersion = "decoders-4";
 
 fs::path cache_dir() {
     return fs::path(GGUFTOOL_TESTKIT_CACHE_DIR) / kVersion;
@@ -70,17 +70,20 @@ std::string decoder_gguf(const std::string &variant, const std::string &type) {
 }
 
 std::string decoder_package(const std::string &variant, const std::string &type, int opset,
-                            bool nbits) {
+                            bool nbits, int accuracy_level) {
     Lock lock;
     const std::string gguf = make_gguf(variant, type);
-    const fs::path dir = cache_dir() / (variant + "-" + type + "-opset" + std::to_string(opset) +
-                                        (nbits ? "-nbits" : ""));
+    const fs::path dir =
+        cache_dir() /
+        (variant + "-" + type + "-opset" + std::to_string(opset) + (nbits ? "-nbits" : "") +
+         (accuracy_level ? "-acc" + std::to_string(accuracy_level) : ""));
     if (fs::exists(dir / "onnx" / "model.onnx")) return dir.string();
     std::error_code ec;
     fs::remove_all(dir, ec);
     decoder::Options o;
     if (opset != 29) o.opset = opset;
     if (nbits) o.weights = decoder::Weights::nbits;
+    o.accuracy_level = accuracy_level;
     decoder::export_decoder(gguf::Model::open(gguf), dir.string(), o);
     return dir.string();
 }

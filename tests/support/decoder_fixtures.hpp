@@ -17,9 +17,10 @@ std::string decoder_gguf(const std::string &variant, const std::string &type);
 
 // That GGUF's decoder package (to-onnx --graph decoder): opset 29 (DequantizePacked) or,
 // for 17..26, lowered to standard operators. `nbits`: --weights nbits (MatMulNBits /
-// GatherBlockQuantized where the format maps; opset 21 unless given).
+// GatherBlockQuantized where the format maps; opset 21 unless given), with MatMulNBits'
+// `accuracy_level` (0: float activations, 4: int8).
 std::string decoder_package(const std::string &variant, const std::string &type, int opset = 29,
-                            bool nbits = false);
+                            bool nbits = false, int accuracy_level = 0);
 
 // One step of a decoder run: [batch][sequence] token ids, attention mask and positions.
 struct DecoderStep {

@@ -6,8 +6,8 @@
 //     fixed data in place of the spec's random inputs, and Unsqueeze-1 with attribute axes;
 //   - OneHot-11 as in ONNX's own node tests (with and without axis, negative axis and indices);
 //   - ONNX's own node tests of the decoder operators (MatMul, Gemm, Softmax, ReduceMean-18 and,
-//     named _v13_, ReduceMean-13, Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Greater, Less,
-//     GreaterOrEqual, LessOrEqual, And, Or, Not, Expand, Squeeze) with fixed data in place of
+//     named _v13_, ReduceMean-13, ReduceSum-13, Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Greater,
+//     Less, GreaterOrEqual, LessOrEqual, And, Or, Not, Expand, Squeeze) with fixed data in place of
 //     random inputs, expected outputs from double-precision loops.
 //
 // Each expected output is written from the spec's own values or formula (the DequantizePacked
@@ -523,17 +523,17 @@ inline Case softmax(const std::string &name, std::vector<int64_t> dims, std::vec
             {f32("y", std::move(dims), y)}};
 }
 
-// The mean over `axes` (empty: every axis), sums in double.
+// The mean (or the sum) over `axes` (empty: every axis), sums in double.
 inline std::pair<std::vector<int64_t>, std::vector<float>> mean_loop(
     const std::vector<float> &x, const std::vector<int64_t> &dims, std::vector<int64_t> axes,
-    bool keepdims) {
+    bool keepdims, bool mean = true) {
     const size_t r = dims.size();
     std::vector<bool> reduced(r, axes.empty());
     for (int64_t a : axes) reduced[size_t(a < 0 ? a + int64_t(r) : a)] = true;
     std::vector<int64_t> kept;
     for (size_t d = 0; d < r; ++d) kept.push_back(reduced[d] ? 1 : dims[d]);
     std::vector<double> sum(element_count(kept), 0);
-    const double per = double(x.size()) / double(sum.size());
+    const double per = mean ? double(x.size()) / double(sum.size()) : 1.0;
     for (size_t flat = 0; flat < x.size(); ++flat) {
         size_t rest = flat, out = 0, stride = 1;
         for (size_t d = r; d-- > 0;) {
@@ -567,6 +567,20 @@ inline Case reduce_mean(const std::string &name, int64_t opset, const std::vecto
             "ReduceMean",
             std::move(attributes),
             std::move(inputs),
+            {f32("reduced", shape, y)}};
+}
+
+// ReduceSum-13 (axes an input; none: every axis, or with noop_with_empty_axes the input).
+inline Case reduce_sum(const std::string &name, const std::vector<float> &x,
+                       const std::vector<int64_t> &axes, int64_t keepdims, bool noop = false) {
+    const std::vector<int64_t> dims = {3, 2, 2};
+    auto [shape, y] = mean_loop(x, dims, axes, keepdims != 0, false);
+    if (noop) shape = dims, y = x;
+    std::vector<onnx::AttributeProto> attributes = {attr_int("keepdims", keepdims)};
+    if (noop) attributes.push_back(attr_int("noop_with_empty_axes", 1));
+    std::vector<Tensor> inputs = {f32("data", dims, x)};
+    if (!axes.empty() || noop) inputs.push_back(i64s("axes", axes));
+    return {"test_reduce_sum_" + name, 7, 13, "ReduceSum", std::move(attributes), std::move(inputs),
             {f32("reduced", shape, y)}};
 }
 
@@ -695,6 +709,11 @@ inline std::vector<Case> decoder_op_cases() {
         cases.push_back(reduce_mean("v13_do_not_keepdims_" + suffix, 13, data, {1}, 0));
         cases.push_back(reduce_mean("v13_negative_axes_keepdims_" + suffix, 13, data, {-2}, 1));
         cases.push_back(reduce_mean("v13_default_axes_keepdims_" + suffix, 13, data, {}, 1));
+        cases.push_back(reduce_sum("do_not_keepdims_" + suffix, data, {1}, 0));
+        cases.push_back(reduce_sum("keepdims_" + suffix, data, {1}, 1));
+        cases.push_back(reduce_sum("negative_axes_keepdims_" + suffix, data, {-2}, 1));
+        cases.push_back(reduce_sum("default_axes_keepdims_" + suffix, data, {}, 1));
+        cases.push_back(reduce_sum("empty_axes_input_noop_" + suffix, data, {}, 1, true));
     }
     // Sqrt, Tanh, Sigmoid, Exp, Reciprocal: the examples, and [3, 4, 5] of fixed data.
     const std::vector<float> x = fixed_data(60);

@@ -111,16 +111,19 @@ struct Result {
 // gguftool::Error; nothing is left behind.
 Result export_decoder(const gguf::Model &model, const std::string &out_dir, const Options &options);
 
-// MatMulNBits operands of a GGUF format (lib/onnx/decoder_nbits.cpp): its bits (4 or 8), block size
-// and whether it needs float zero points; nullopt for a format with no mapping.
+// MatMulNBits operands of a GGUF format (lib/onnx/decoder_nbits.cpp): its bits (4 or 8) and block
+// size, codes stored symmetric (MatMulNBits' default zero point, 8 or 128), and whether the format
+// has a minimum, which becomes a float offset per block added after the product (the sum of the
+// block's activations times the offset); nullopt for a format with no mapping.
 struct NbitsForm {
     int bits, block;
-    bool float_zero_points;
+    bool offsets;
 };
 std::optional<NbitsForm> nbits_form(GgmlType type);
 // `rows` rows of K elements of `type` at `src` into B [rows][K/block][block·bits/8], scales
-// [rows][K/block] and, when the form has them, zero points (same shape).
+// [rows][K/block] and, when the form has them, offsets (same shape): element j of block i is
+// (code_j - 2^(bits-1)) · scale_i + offset_i.
 void nbits_rows(GgmlType type, const uint8_t *src, int64_t rows, int64_t K, uint8_t *b,
-                float *scales, float *zps);
+                float *scales, float *offsets);
 
 }  // namespace gguftool::decoder

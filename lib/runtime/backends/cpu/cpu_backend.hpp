@@ -21,7 +21,7 @@ std::span<const CpuKernel> expand_kernels();     // Expand (cpu_layout.cpp)
 std::span<const CpuKernel> matmul_kernels();
 std::span<const CpuKernel>
 nbits_kernels();  // com.microsoft MatMulNBits, GatherBlockQuantized     // MatMul, Gemm (OpenBLAS)
-std::span<const CpuKernel> reduce_kernels();  // Softmax, ReduceMean
+std::span<const CpuKernel> reduce_kernels();  // Softmax, ReduceMean, ReduceSum
 
 class CpuBackend final : public Backend {
 public:

@@ -1,5 +1,5 @@
-// Softmax and ReduceMean on the CPU: every float type computed in double (exponentials, the sums,
-// as ggml's softmax accumulates its sum, and the quotients) and each result rounded once.
+// Softmax, ReduceMean and ReduceSum on the CPU: every float type computed in double (exponentials,
+// the sums, as ggml's softmax accumulates its sum, and the quotients) and each result rounded once.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -72,9 +72,9 @@ void softmax(CpuBackend &cpu, const KernelArgs &args) {
     });
 }
 
-// ReduceMean over attribute "axes" (normalized and sorted by the operator); the output has the
-// kept dims in order, with or without the reduced ones as 1.
-void reduce_mean(CpuBackend &cpu, const KernelArgs &args) {
+// ReduceMean and ReduceSum over attribute "axes" (normalized and sorted by the operator); the
+// output has the kept dims in order, with or without the reduced ones as 1.
+void reduce(CpuBackend &cpu, const KernelArgs &args, bool mean) {
     const DeviceTensor &x = *args.inputs[0];
     DeviceTensor &y = args.outputs[0];
     const uint64_t outputs = y.elements();
@@ -115,7 +115,8 @@ void reduce_mean(CpuBackend &cpu, const KernelArgs &args) {
         if constexpr (kFloatElement<T>) {
             const T *in = reinterpret_cast<const T *>(px);
             T *out = reinterpret_cast<T *>(py);
-            const double n = double(count);  // 0 for an empty axis: NaN means, as NumPy's
+            // 0 for an empty axis: NaN means, as NumPy's (and sums of 0)
+            const double n = mean ? double(count) : 1.0;
             parallel_for(outputs, cpu.threads(),
                          std::max<uint64_t>(1, kGrain / std::max<uint64_t>(1, count)),
                          [&](uint64_t b, uint64_t e) {
@@ -147,9 +148,16 @@ void reduce_mean(CpuBackend &cpu, const KernelArgs &args) {
                              }
                          });
         } else {
-            throw Error("mean of a non-float tensor");
+            throw Error("reduction of a non-float tensor");
         }
     });
+}
+
+void reduce_mean(CpuBackend &cpu, const KernelArgs &args) {
+    reduce(cpu, args, true);
+}
+void reduce_sum(CpuBackend &cpu, const KernelArgs &args) {
+    reduce(cpu, args, false);
 }
 
 }  // namespace
@@ -158,6 +166,7 @@ std::span<const CpuKernel> reduce_kernels() {
     static constexpr CpuKernel rows[] = {
         {"Softmax", softmax},
         {"ReduceMean", reduce_mean},
+        {"ReduceSum", reduce_sum},
     };
     return rows;
 }
