@@ -2,7 +2,9 @@
 // FLOAT is decoded by us on one thread and on all threads, and by llama.cpp's dequantize_row_<type>
 // (one thread, as it is written), on the same buffers in the same run; memset of the output buffer
 // gives a store-bandwidth ceiling, and a non-temporal fill on one thread and split over all
-// threads shows how far more threads can go. Reports GB/s of output (median of the repetitions).
+// threads shows how far more threads can go. Reports GB/s of output (median of the repetitions)
+// and, per format, whether the single-thread goal is met: at least 2x llama.cpp, or at least
+// 0.85x the memset ceiling where llama.cpp already runs near it.
 //
 //   bench_dequant [--json] [--format NAME] [--target NAME] [--reps N] [--mib N]
 #include <fmt/format.h>
@@ -38,9 +40,16 @@ struct Options : FormatOptions {
 
 struct Row {
     std::string name;
-    double ours1 = 0, oursN = 0, memset = 0, stream1 = 0, streamN = 0;  // stream: non-temporal fill
+    double ours1 = 0, oursN = 0, memset = 0, zeros = 0, stream1 = 0, streamN = 0;
     std::optional<double> llama;  // no llama.cpp decoder for q8_1
     std::optional<bool> matches;  // our output equals llama.cpp's, bit for bit (NaN = NaN)
+
+    // The single-thread goal: 2x llama.cpp, or 0.85x the memset ceiling of the same run (which
+    // is all a decoder can reach where llama.cpp already runs near it).
+    bool goal_met() const {
+        return (llama && ours1 >= 2 * *llama) || ours1 >= kGoalOfMemset * memset;
+    }
+    static constexpr double kGoalOfMemset = 0.85;
 };
 
 [[noreturn]] void usage(const std::string &why) {
@@ -108,7 +117,12 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
     r.name = tt.name;
     auto ours = [&](unsigned threads) { quant::decode_f32(t, in, elements, out.get(), threads); };
     auto theirs = [&] { llama(in.data(), out.get(), int64_t(elements)); };
-    auto fill = [&] { std::memset(out.get(), 0, out_bytes); };
+    // The ceiling: memset of the output with bytes that are not zero. On this VM zeros are
+    // written 2-3x as fast as any other data (memset 0 measured 44-75 GB/s on one thread, memset
+    // 0x3f and plain or non-temporal stores of 1.0f 23-28 GB/s), and decoder output is other
+    // data, so a zero fill is no ceiling for it; it is shown beside it (`zeros`).
+    auto fill = [&] { std::memset(out.get(), 0x3f, out_bytes); };
+    auto fill_zeros = [&] { std::memset(out.get(), 0, out_bytes); };
     // The store ceiling with every core writing, next to one core's: if all cores together write
     // no faster than one, no decoder can scale beyond it either. Non-temporal stores, as the
     // decoders use for outputs this large (glibc's memset switches store kind with the size,
@@ -134,12 +148,13 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
         r.matches = same_bits(out.get(), check.get(), elements);
     }
 
-    std::vector<double> t1, tn, tl, tm, ts1, tsn;
+    std::vector<double> t1, tn, tl, tm, tz, ts1, tsn;
     for (int i = 0; i < o.reps; ++i) {  // interleaved, so all see the same machine state
         t1.push_back(seconds([&] { ours(1); }));
         tn.push_back(seconds([&] { ours(0); }));
         if (llama) tl.push_back(seconds(theirs));
         tm.push_back(seconds(fill));
+        tz.push_back(seconds(fill_zeros));
         ts1.push_back(seconds([&] { stream(1); }));
         tsn.push_back(seconds([&] { stream(threads); }));
     }
@@ -148,6 +163,7 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o) {
     r.oursN = gb / median(tn);
     if (llama) r.llama = gb / median(tl);
     r.memset = gb / median(tm);
+    r.zeros = gb / median(tz);
     r.stream1 = gb / median(ts1);
     r.streamN = gb / median(tsn);
     return r;
@@ -194,6 +210,7 @@ int main(int argc, char **argv) {
                                 {"ours_1_thread", r.ours1},
                                 {"ours_all_threads", r.oursN},
                                 {"memset", r.memset},
+                                {"memset_zeros", r.zeros},
                                 {"stream_1_thread", r.stream1},
                                 {"stream_all_threads", r.streamN},
                                 {"all_over_1", r.oursN / r.ours1},
@@ -202,33 +219,45 @@ int main(int argc, char **argv) {
             x["llama"] = r.llama ? nlohmann::json(*r.llama) : nlohmann::json(nullptr);
             x["ours_1_over_llama"] =
                 r.llama ? nlohmann::json(r.ours1 / *r.llama) : nlohmann::json(nullptr);
+            x["ours_1_over_memset"] = r.ours1 / r.memset;
+            x["goal_met"] = r.goal_met();
             j["formats"].push_back(x);
         }
         j["geomean_ours_1_over_llama"] =
             vs_llama.empty() ? nlohmann::json(nullptr) : nlohmann::json(geomean(vs_llama));
         j["geomean_all_over_1"] = geomean(scaling);
         j["geomean_stream_all_over_1"] = geomean(store_scaling);
+        j["goal"] =
+            fmt::format("ours_1_thread >= 2x llama or >= {:.2f}x memset", Row::kGoalOfMemset);
+        j["goal_met_formats"] =
+            std::count_if(rows.begin(), rows.end(), [](const Row &r) { return r.goal_met(); });
         std::printf("%s\n", j.dump(2).c_str());
         return 0;
     }
 
     std::printf(
-        "dequantization, GB/s of FLOAT output (%zu MiB, median of %d), target %s, %u threads\n\n",
-        o.mib, o.reps, quant::active_target(), threads);
-    std::printf("%-8s %10s %10s %10s %11s %11s %10s %10s %11s\n", "format", "ours 1T", "ours allT",
-                "llama 1T", "ours/llama", "allT/1T", "memset 1T", "stream 1T", "stream allT");
+        "dequantization, GB/s of FLOAT output (%zu MiB, median of %d), target %s, %u threads\n"
+        "memset 1T: memset of the output with 0x3f bytes (the ceiling); zeros 1T: with zeros\n"
+        "goal: ours 1T >= 2x llama 1T, or >= %.2fx memset 1T\n\n",
+        o.mib, o.reps, quant::active_target(), threads, Row::kGoalOfMemset);
+    std::printf("%-8s %9s %9s %9s %10s %8s %9s %10s %9s %9s %10s  %s\n", "format", "ours 1T",
+                "ours allT", "llama 1T", "ours/llama", "allT/1T", "memset 1T", "ours/memset",
+                "zeros 1T", "stream 1T", "stream allT", "goal");
+    size_t met = 0;
     for (const Row &r : rows) {
         const std::string llama = r.llama ? fmt::format("{:.2f}", *r.llama) : "-";
         const std::string ratio = r.llama ? fmt::format("{:.2f}x", r.ours1 / *r.llama) : "-";
-        std::printf("%-8s %10.2f %10.2f %10s %11s %10.2fx %10.2f %10.2f %11.2f%s\n", r.name.c_str(),
-                    r.ours1, r.oursN, llama.c_str(), ratio.c_str(), r.oursN / r.ours1, r.memset,
-                    r.stream1, r.streamN,
+        met += r.goal_met();
+        std::printf("%-8s %9.2f %9.2f %9s %10s %7.2fx %9.2f %10.2fx %9.2f %9.2f %10.2f  %s%s\n",
+                    r.name.c_str(), r.ours1, r.oursN, llama.c_str(), ratio.c_str(),
+                    r.oursN / r.ours1, r.memset, r.ours1 / r.memset, r.zeros, r.stream1, r.streamN,
+                    r.goal_met() ? "met" : "NOT met",
                     r.matches.value_or(true) ? "" : "  MISMATCH vs llama.cpp");
     }
     const std::string vs = vs_llama.empty() ? "-" : fmt::format("{:.2f}x", geomean(vs_llama));
     std::printf(
         "\ngeomean ours 1T / llama: %s   geomean allT / 1T: %.2fx   stream allT / 1T: "
-        "%.2fx\n",
-        vs.c_str(), geomean(scaling), geomean(store_scaling));
+        "%.2fx\ngoal (>= 2x llama or >= %.2fx memset) met by %zu of %zu formats\n",
+        vs.c_str(), geomean(scaling), geomean(store_scaling), Row::kGoalOfMemset, met, rows.size());
     return 0;
 }

@@ -121,15 +121,16 @@ HWY_INLINE const T *opaque(const T *p) {
 }
 
 // out[i] = scale[i / 16] * float(code[i]) for the 256 signed codes of a block.
+template <bool kStream>
 HWY_INLINE void scale_signed_codes(const uint8_t *codes, const float *scale, float *out) {
     const DF df;
     scale = opaque(scale);
     for (size_t i = 0; i < 256; i += hn::Lanes(df))
-        hn::StoreU(hn::Mul(hn::Set(df, scale[i / 16]), to_float(load_i8(codes + i))), df, out + i);
+        store<kStream>(hn::Mul(hn::Set(df, scale[i / 16]), to_float(load_i8(codes + i))), out + i);
 }
 
 // out[i] = scale[i / S] * float(code[i]) - min[i / S] for the 256 unsigned codes of a block.
-template <size_t S>
+template <size_t S, bool kStream>
 HWY_INLINE void scale_min_codes(const uint8_t *codes, const float *scale, const float *min,
                                 float *out) {
     const DF df;
@@ -137,7 +138,7 @@ HWY_INLINE void scale_min_codes(const uint8_t *codes, const float *scale, const 
     min = opaque(min);
     for (size_t i = 0; i < 256; i += hn::Lanes(df)) {
         const VF x = hn::Mul(hn::Set(df, scale[i / S]), to_float(load_u8(codes + i)));
-        hn::StoreU(hn::Sub(x, hn::Set(df, min[i / S])), df, out + i);
+        store<kStream>(hn::Sub(x, hn::Set(df, min[i / S])), out + i);
     }
 }
 
@@ -146,6 +147,7 @@ HWY_INLINE void scale_min_codes(const uint8_t *codes, const float *scale, const 
 // q2_K: scales[16] | qs[64] | f16 d | f16 dmin. Sub-block i (16 elements) has scale
 // d * (scales[i] & 15) and min dmin * (scales[i] >> 4); y = scale * q - min, q 2 bits.
 // Bits 2j..2j+1 of qs[32h + l] are element 128h + 32j + l.
+template <bool kStream>
 void q2_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DF df;
     const DI di;
@@ -170,13 +172,14 @@ void q2_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
                               codes + 128 * h + 32 * j + l);
             }
         }
-        scale_min_codes<16>(codes, scale, min, out);
+        scale_min_codes<16, kStream>(codes, scale, min, out);
     }
 }
 
 // q3_K: hmask[32] | qs[64] | scales[12] | f16 d. Sub-block i has scale d * (s_i - 32). Element
 // 128h + 32j + l has the 2-bit field j of qs[32 + 32h + l] as its low bits and bit 4h + j of
 // hmask[l] as bit 2; its value is that 3-bit code minus 4.
+template <bool kStream>
 void q3_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DF df;
     const DI di;
@@ -204,12 +207,13 @@ void q3_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
                 }
             }
         }
-        scale_signed_codes(codes, scale, out);
+        scale_signed_codes<kStream>(codes, scale, out);
     }
 }
 
 // q4_K: f16 d | f16 dmin | scales[12] | qs[128]. Group g (64 elements) uses qs[32g..32g+31]: the
 // low nibbles are sub-block 2g, the high nibbles sub-block 2g+1; y = (d*sc) * q - (dmin*m).
+template <bool kStream>
 void q4_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DB db;
     const size_t NB = hn::Lanes(db);
@@ -225,12 +229,13 @@ void q4_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
                 hn::Store(hn::ShiftRight<4>(q), db, codes + 64 * g + 32 + l);
             }
         }
-        scale_min_codes<32>(codes, sm, sm + 8, out);
+        scale_min_codes<32, kStream>(codes, sm, sm + 8, out);
     }
 }
 
 // q5_K: f16 d | f16 dmin | scales[12] | qh[32] | qs[128]. As q4_K, with bit 2g (low nibbles) or
 // 2g+1 (high nibbles) of qh[l] as bit 4 of the code.
+template <bool kStream>
 void q5_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DB db;
     const size_t NB = hn::Lanes(db);
@@ -249,7 +254,7 @@ void q5_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
                 hn::Store(hi, db, codes + 64 * g + 32 + l);
             }
         }
-        scale_min_codes<32>(codes, sm, sm + 8, out);
+        scale_min_codes<32, kStream>(codes, sm, sm + 8, out);
     }
 }
 
@@ -257,6 +262,7 @@ void q5_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
 // h, ql[64h + l] and ql[64h + 32 + l] hold the low nibbles of elements 128h + l and +32 (low
 // nibbles), +64 and +96 (high nibbles); bit pairs 0-1, 2-3, 4-5, 6-7 of qh[32h + l] are their
 // top bits in the same order.
+template <bool kStream>
 void q6_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DF df;
     const DB db;
@@ -286,11 +292,12 @@ void q6_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
                 hn::Store(hn::Sub(q4, k32), db, o + 96);
             }
         }
-        scale_signed_codes(codes, scale, out);
+        scale_signed_codes<kStream>(codes, scale, out);
     }
 }
 
 // q8_K: f32 d | int8 qs[256] | int16 bsums[16] (not needed to decode). y = d * q.
+template <bool kStream>
 void q8_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
     const DF df;
     const size_t N = hn::Lanes(df);
@@ -298,13 +305,13 @@ void q8_k_blocks(const uint8_t *in, size_t nblocks, float *out) {
          ++b, in += sizeof(BlockQ8_K), out += kBlockElements<BlockQ8_K>) {
         const VF d = hn::Set(df, bits_to_f32(load_u32(in)));
         for (size_t l = 0; l < 256; l += N)
-            hn::StoreU(hn::Mul(d, to_float(load_i8(in + offsetof(BlockQ8_K, qs) + l))), df,
-                       out + l);
+            store<kStream>(hn::Mul(d, to_float(load_i8(in + offsetof(BlockQ8_K, qs) + l))),
+                           out + l);
     }
 }
 
 // Entry points decode_<type>: the kernels above, streaming large outputs (simd-inl.h).
-GGUFTOOL_KQUANT_FORMATS(GGUFTOOL_DECODER)
+GGUFTOOL_KQUANT_FORMATS(GGUFTOOL_STREAMING_DECODER)
 
 }  // namespace gguftool::formats::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
