@@ -3,12 +3,18 @@
 // llama.cpp's own llama_model_quantize; then, side by side in one run:
 //   export        gguftool to-onnx --graph decoder (opset 21, lowered) against cp of the GGUF;
 //   onnxruntime   session creation time and peak RSS, prefill of --prompt tokens, decode tokens/s;
-//   gguftool run  the executor on the opset-29 package (weights as DequantizePacked), the same;
+//   gguftool run  the executor on the opset-29 package (weights as DequantizePacked), the same,
+//                 and where its decode step's time goes (DequantizePacked, MatMul/Gemm, the rest);
 //   llama.cpp     libllama on the GGUF itself, the same, with the same threads.
+// Each contender runs in a process of its own (peak RSS from wait4: onnxruntime in node, the
+// executor and libllama in forked children of this program, before it starts any thread).
 //
 //   bench_decoder [--layers N] [--prompt N] [--steps N] [--threads N] [--dir DIR] [--keep 1]
 //                 [--gguftool PATH]
 #include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -142,7 +148,61 @@ void write_model(const std::string &path, const Shape &s) {
 struct Row {
     std::string name;
     double load_s = 0, rss_mib = 0, prefill_s = 0, step_s = 0;
+    // The executor's last decode step, profiled: seconds in DequantizePacked, in MatMul and Gemm,
+    // and the float32 bytes the products read.
+    double decode_s = 0, matmul_s = 0, matmul_bytes = 0;
 };
+
+// `fn` in a forked child; its row comes back through a pipe, with the child's peak RSS.
+Row in_child(const std::function<Row()> &fn) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        ::close(fds[0]);
+        nlohmann::json j;
+        try {
+            const Row r = fn();
+            j = {{"name", r.name},
+                 {"load_s", r.load_s},
+                 {"prefill_s", r.prefill_s},
+                 {"step_s", r.step_s},
+                 {"decode_s", r.decode_s},
+                 {"matmul_s", r.matmul_s},
+                 {"matmul_bytes", r.matmul_bytes}};
+        } catch (const std::exception &e) {
+            j = {{"error", e.what()}};
+        }
+        const std::string out = j.dump();
+        for (size_t done = 0; done < out.size();) {
+            const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
+            if (n <= 0) break;
+            done += size_t(n);
+        }
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
+    ::close(fds[0]);
+    int status = 0;
+    struct rusage ru {};
+    ::wait4(pid, &status, 0, &ru);
+    const nlohmann::json j = nlohmann::json::parse(text.empty() ? "{}" : text);
+    if (!j.contains("name"))
+        throw std::runtime_error(j.value("error", std::string("the child process failed")));
+    Row r{j["name"]};
+    r.load_s = j["load_s"];
+    r.prefill_s = j["prefill_s"];
+    r.step_s = j["step_s"];
+    r.decode_s = j["decode_s"];
+    r.matmul_s = j["matmul_s"];
+    r.matmul_bytes = j["matmul_bytes"];
+    r.rss_mib = double(ru.ru_maxrss) / 1024;
+    return r;
+}
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -183,11 +243,12 @@ Row run_llama(const std::string &gguf, int prompt, int steps, unsigned threads) 
 }
 
 Row run_executor(const std::string &package, const decoder::Hparams &h, int prompt, int steps,
-                 unsigned threads) {
+                 unsigned threads, bool profile) {
     Row r{"gguftool run (opset 29)"};
     auto t0 = Clock::now();
     runtime::RunOptions ro;
     ro.threads = threads;
+    ro.profile = profile;
     runtime::Session session(runtime::Model::load(package + "/onnx/model.onnx"), ro);
     r.load_s = since(t0);
     runtime::Inputs in;
@@ -217,7 +278,14 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
         st.push_back(since(t0));
     }
     r.step_s = median(st);
-    r.rss_mib = 0;
+    // The last step's profile.
+    for (const runtime::NodeProfile &p : session.profile()) {
+        if (p.op.starts_with("DequantizePacked")) r.decode_s += p.seconds;
+        if (p.op.starts_with("MatMul") || p.op.starts_with("Gemm")) {
+            r.matmul_s += p.seconds;
+            r.matmul_bytes += double(p.bytes_read);
+        }
+    }
     return r;
 }
 
@@ -273,8 +341,9 @@ int main_(int argc, char **argv) {
         {s.gguftool, "to-onnx", q4, pkg21, "--graph", "decoder", "--opset", "21", "-q"}, true);
     const ChildRun ex29 =
         run_child({s.gguftool, "to-onnx", q4, pkg29, "--graph", "decoder", "-q"}, true);
-    const ChildRun exnb = run_child(
-        {s.gguftool, "to-onnx", q4, pkgnb, "--graph", "decoder", "--weights", "nbits", "-q"}, true);
+    const ChildRun exnb = run_child({s.gguftool, "to-onnx", q4, pkgnb, "--graph", "decoder",
+                                     "--weights", "nbits", "--accuracy-level", "0", "-q"},
+                                    true);
     const ChildRun exnb4 = run_child({s.gguftool, "to-onnx", q4, pkgnb4, "--graph", "decoder",
                                       "--weights", "nbits", "--accuracy-level", "4", "-q"},
                                      true);
@@ -309,15 +378,23 @@ int main_(int argc, char **argv) {
     std::vector<Row> rows;
     if (s.own["--ort-lowered"] != "0")
         rows.push_back(ort_row("onnxruntime 1.30 (lowered, 21)", pkg21));
-    rows.push_back(ort_row("onnxruntime 1.30 (nbits)", pkgnb));
+    rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 0)", pkgnb));
     rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 4)", pkgnb4));
-    const Row ours = run_executor(pkg29, h, prompt, steps, threads);
-    Row llama;
+    const Row &ort4 = rows.back();
+    const double fork_base_mib = [] {
+        struct rusage ru {};
+        ::getrusage(RUSAGE_SELF, &ru);
+        return double(ru.ru_maxrss) / 1024;
+    }();
+    Row ours = in_child([&] { return run_executor(pkg29, h, prompt, steps, threads, false); });
     {
-        // libllama in a child process of its own would be fairer for RSS; in-process here, its
-        // load time and speed only.
-        llama = run_llama(q4, prompt, steps, threads);
+        const Row p =
+            in_child([&] { return run_executor(pkg29, h, prompt, steps, threads, true); });
+        ours.decode_s = p.decode_s / p.step_s * ours.step_s;  // the profiled run's shares
+        ours.matmul_s = p.matmul_s / p.step_s * ours.step_s;
+        ours.matmul_bytes = p.matmul_bytes;
     }
+    const Row llama = in_child([&] { return run_llama(q4, prompt, steps, threads); });
 
     fmt::print(
         "\nexport: to-onnx --graph decoder --opset 21 {:.2f} s, opset 29 {:.2f} s, cp of "
@@ -344,7 +421,36 @@ int main_(int argc, char **argv) {
                    1.0 / r.step_s,
                    fmt::format("{:.2f}x / {:.2f}x", llama.prefill_s / r.prefill_s,
                                llama.step_s / r.step_s));
-    fmt::print("(vs llama.cpp: speed relative to llama.cpp's, prefill / decode; > 1 is faster)\n");
+    fmt::print(
+        "(vs llama.cpp: speed relative to llama.cpp's, prefill / decode; > 1 is faster; peak "
+        "RSS of each contender's process: node for onnxruntime, forked children of this "
+        "program, then at {:.0f} MiB, for the others)\n",
+        fork_base_mib);
+    const double gguf_mib = double(fs::file_size(q4)) / (1 << 20);
+    auto verdict = [](bool met) { return met ? "met" : "NOT met"; };
+    fmt::print(
+        "\ntargets, onnxruntime nbits acc. 4 against llama.cpp:\n"
+        "  decode {:.2f}x (>= 0.8x: {}), prefill {:.2f}x (>= 0.8x: {})\n"
+        "  peak RSS {:.2f}x the GGUF's {:.0f} MiB (<= 1.3x: {}); session {:.2f} s, {:.1f}x "
+        "llama.cpp's load (<= 2x: {})\n",
+        llama.step_s / ort4.step_s, verdict(llama.step_s / ort4.step_s >= 0.8),
+        llama.prefill_s / ort4.prefill_s, verdict(llama.prefill_s / ort4.prefill_s >= 0.8),
+        ort4.rss_mib / gguf_mib, gguf_mib, verdict(ort4.rss_mib <= 1.3 * gguf_mib), ort4.load_s,
+        ort4.load_s / llama.load_s, verdict(ort4.load_s <= 2 * llama.load_s));
+    // gguftool run decodes every weight to float32 at every step, then multiplies: a fused
+    // decode-and-multiply would read the GGUF's bytes once instead of writing and reading the
+    // float32 weights. Estimate: the products' time scaled by the bytes they would read.
+    const double rest = ours.step_s - ours.decode_s - ours.matmul_s;
+    const double fused =
+        rest + ours.matmul_s * double(fs::file_size(q4)) / std::max(1.0, ours.matmul_bytes);
+    fmt::print(
+        "gguftool run, a decode step of {:.0f} ms: DequantizePacked {:.0f} ms, MatMul/Gemm {:.0f} "
+        "ms ({:.2f} GiB of float32 read), the rest {:.0f} ms; a fused decode-and-multiply "
+        "reading the {:.2f} GiB of GGUF blocks at the products' bandwidth: ~{:.0f} ms, ~{:.1f} "
+        "tok/s ({:.2f}x llama.cpp) (estimate)\n",
+        ours.step_s * 1e3, ours.decode_s * 1e3, ours.matmul_s * 1e3, ours.matmul_bytes / (1 << 30),
+        rest * 1e3, double(fs::file_size(q4)) / (1 << 30), fused * 1e3, 1 / fused,
+        llama.step_s / fused);
     if (s.own["--keep"] == "0") fs::remove_all(dir);
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "gguftool/decoder_export.hpp"
@@ -22,7 +23,7 @@ struct Options {
     std::string output;
     std::string graph = "tensors";
     std::string weights = "packed";
-    int accuracy_level = 0;
+    std::optional<int> accuracy_level;
     std::string mode = "packed";
     std::string output_dtype = "float";
     std::vector<std::string> tensor_globs;
@@ -79,7 +80,7 @@ int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
     o.weight_type = *onnx_export::output_type_from_name(opt.output_dtype);
     o.threads = opt.threads;
     o.weights = opt.weights == "nbits" ? decoder::Weights::nbits : decoder::Weights::packed;
-    o.accuracy_level = opt.accuracy_level;
+    o.accuracy_level = opt.accuracy_level.value_or(4);
     if (bar) o.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
     const gguf::Model model = gguf::Model::open(opt.file);
     decoder::Result r;
@@ -98,7 +99,7 @@ int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
         r.directory, h.arch, h.n_layer, plural(uint64_t(h.n_layer), "layer"), h.n_head, h.n_head_kv,
         h.head_dim, h.n_vocab, r.nodes, r.opset, r.packed, r.opset != 29 ? " (lowered)" : "",
         human_bytes(double(r.tensor_bytes)), r.tokenizer ? "; tokenizer.json" : "");
-    for (const auto &[form, count] : r.forms) fmt::print("  {:<34} {}\n", form, count);
+    for (const auto &[form, count] : r.forms) fmt::print("  {:<44} {}\n", form, count);
     for (const std::string &note : r.notes) fmt::print(stderr, "gguftool: note: {}\n", note);
     return kExitOk;
 }
@@ -178,8 +179,8 @@ Runner add_to_onnx(CLI::App &app) {
         ->check(CLI::IsMember({"packed", "nbits"}))
         ->capture_default_str();
     cmd->add_option("--accuracy-level", opt->accuracy_level,
-                    "--weights nbits: MatMulNBits accuracy_level (0 unset: float activations; 4: "
-                    "int8 activations)")
+                    "--weights nbits: MatMulNBits accuracy_level (4, the default: int8 "
+                    "activations, as llama.cpp; 0: float activations, slower in onnxruntime)")
         ->check(CLI::IsMember({0, 1, 2, 3, 4}))
         ->type_name("N");
     cmd->add_option("--mode", opt->mode,

@@ -302,7 +302,8 @@ std::string Builder::project(const std::string &x, const std::string &w, const s
     if (!t) throw Error(model_.first().path(), std::nullopt, fmt::format("tensor {}: missing", w));
     if (nbits_ && traits(t->type).quantized) {
         if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
-            ++forms[fmt::format("{} -> MatMulNBits", type_name(t->type))];
+            ++forms[fmt::format("{} -> MatMulNBits{}", type_name(t->type),
+                                o->form.offsets ? " + offsets" : "")];
             const std::string bias = weight(b, false);
             std::string out = n_.g().name(fmt::format("{}/{}", n_.scope, what));
             onnx::NodeProto &node =
@@ -338,7 +339,8 @@ std::string Builder::embedding(const std::string &ids) {
         const std::optional<NbitsForm> form = nbits_form(t->type);
         if (form) {
             if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
-                ++forms[fmt::format("{} -> GatherBlockQuantized", type_name(t->type))];
+                ++forms[fmt::format("{} -> GatherBlockQuantized{}", type_name(t->type),
+                                    o->form.offsets ? " + offsets" : "")];
                 // [V, blocks, blob] as [V, E·bits/8]: the same bytes.
                 const std::string data =
                     n_.reshape(o->b, n_.ints({o->n, o->k * o->form.bits / 8}), "embd_data");

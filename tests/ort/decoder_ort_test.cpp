@@ -258,9 +258,9 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
 // and q8_0; Q8_K: blocks of 256 for the K formats). Its logits may be no farther from the exact
 // decoder (the packed export of the same file: every weight decoded exactly, float math) than
 // llama.cpp's own, measured as the RMS of Δ over the vocabulary, relative to the spread. With the
-// K formats it is closer at every step (ratio 0.48–0.88 measured); with q4_0 and q8_0 both
+// K formats it is closer at every step (ratio at most 0.88 measured); with q4_0 and q8_0 both
 // quantize the same 32-blocks the same way but for rounding (llama.cpp's block scale is fp16),
-// so the two distances are the same in distribution (0.85–1.19 measured per step): there, within
+// so the two distances are the same in distribution (up to 1.19 measured per step): there, within
 // 1.25× per step.
 class DecoderOrtNbitsInt8 : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
 };

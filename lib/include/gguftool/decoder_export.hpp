@@ -84,8 +84,9 @@ struct Options {
     // (packed) or 21 (nbits: a model for onnxruntime).
     std::optional<int> opset;
     Weights weights = Weights::packed;
-    // MatMulNBits' accuracy_level (0: unset, activations in float; 4: int8 activations).
-    int accuracy_level = 0;
+    // MatMulNBits' accuracy_level (4: int8 activations, as llama.cpp quantizes them for its dot
+    // products, onnxruntime's fast kernels; 0: unset, activations in float).
+    int accuracy_level = 4;
     // Element type plain floating weights (f32 f16 bf16) and decoded weights are stored or decoded
     // as: float32 or float16 (then a Cast to float32 feeds the math).
     DataType weight_type = DataType::float32;
@@ -100,7 +101,7 @@ struct Result {
     int opset = 0;
     size_t nodes = 0;
     size_t packed = 0;  // weights decoded by DequantizePacked (or its lowering)
-    // --weights nbits: weights per GGUF type and form ("q4_K -> MatMulNBits": 154)
+    // --weights nbits: weights per GGUF type and form ("q4_K -> MatMulNBits + offsets": 154)
     std::map<std::string, size_t> forms;
     bool tokenizer = false;          // tokenizer.json and tokenizer_config.json written
     std::vector<std::string> notes;  // things the user should know
