@@ -6,15 +6,12 @@
 //   gguftool run  the executor on the opset-29 package (weights as DequantizePacked), the same,
 //                 and where its decode step's time goes (DequantizePacked, MatMul/Gemm, the rest);
 //   llama.cpp     libllama on the GGUF itself, the same, with the same threads.
-// Each contender runs in a process of its own (peak RSS from wait4: onnxruntime in node, the
-// executor and libllama in forked children of this program, before it starts any thread).
+// Each contender runs in a process of its own, its peak RSS measured: onnxruntime in node, the
+// executor and libllama in this program run again (--child).
 //
 //   bench_decoder [--layers N] [--prompt N] [--steps N] [--threads N] [--dir DIR] [--keep 1]
 //                 [--gguftool PATH]
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -150,58 +147,40 @@ struct Row {
     double load_s = 0, rss_mib = 0, prefill_s = 0, step_s = 0;
     // The executor's last decode step, profiled: seconds in DequantizePacked, in MatMul and Gemm,
     // and the float32 bytes the products read.
-    double decode_s = 0, matmul_s = 0, matmul_bytes = 0;
+    double decode_s = 0, matmul_s = 0, matmul_bytes = 0, profiled_s = 0;
 };
 
-// `fn` in a forked child; its row comes back through a pipe, with the child's peak RSS.
-Row in_child(const std::function<Row()> &fn) {
-    int fds[2];
-    if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");
-    const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
-        ::close(fds[0]);
-        nlohmann::json j;
-        try {
-            const Row r = fn();
-            j = {{"name", r.name},
-                 {"load_s", r.load_s},
-                 {"prefill_s", r.prefill_s},
-                 {"step_s", r.step_s},
-                 {"decode_s", r.decode_s},
-                 {"matmul_s", r.matmul_s},
-                 {"matmul_bytes", r.matmul_bytes}};
-        } catch (const std::exception &e) {
-            j = {{"error", e.what()}};
-        }
-        const std::string out = j.dump();
-        for (size_t done = 0; done < out.size();) {
-            const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
-            if (n <= 0) break;
-            done += size_t(n);
-        }
-        ::_exit(0);
-    }
-    ::close(fds[1]);
-    std::string text;
-    char buf[4096];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
-    ::close(fds[0]);
-    int status = 0;
-    struct rusage ru {};
-    ::wait4(pid, &status, 0, &ru);
-    const nlohmann::json j = nlohmann::json::parse(text.empty() ? "{}" : text);
-    if (!j.contains("name"))
-        throw std::runtime_error(j.value("error", std::string("the child process failed")));
-    Row r{j["name"]};
-    r.load_s = j["load_s"];
-    r.prefill_s = j["prefill_s"];
-    r.step_s = j["step_s"];
-    r.decode_s = j["decode_s"];
-    r.matmul_s = j["matmul_s"];
-    r.matmul_bytes = j["matmul_bytes"];
-    r.rss_mib = double(ru.ru_maxrss) / 1024;
-    return r;
+nlohmann::json row_json(const Row &r) {
+    return {{"name", r.name},
+            {"load_s", r.load_s},
+            {"prefill_s", r.prefill_s},
+            {"step_s", r.step_s},
+            {"decode_s", r.decode_s},
+            {"matmul_s", r.matmul_s},
+            {"matmul_bytes", r.matmul_bytes},
+            {"profiled_s", r.profiled_s}};
+}
+
+// A row measured by this program run again as a child (`--child KIND ...`, see main), so that its
+// peak RSS is its own.
+Row in_child(const std::vector<std::string> &args) {
+    std::vector<std::string> argv = {"/proc/self/exe", "--child"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    testkit::ProcessOptions o;
+    o.err = testkit::Output::inherit;
+    const testkit::ProcessResult r = testkit::run(argv, o);
+    if (r.status != 0) throw std::runtime_error("the child process failed: " + args[0]);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    Row row{j["name"]};
+    row.load_s = j["load_s"];
+    row.prefill_s = j["prefill_s"];
+    row.step_s = j["step_s"];
+    row.decode_s = j["decode_s"];
+    row.matmul_s = j["matmul_s"];
+    row.matmul_bytes = j["matmul_bytes"];
+    row.profiled_s = j["profiled_s"];
+    row.rss_mib = double(r.max_rss_kib) / 1024;
+    return row;
 }
 
 double median(std::vector<double> v) {
@@ -280,6 +259,7 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
     r.step_s = median(st);
     // The last step's profile.
     for (const runtime::NodeProfile &p : session.profile()) {
+        r.profiled_s += p.seconds;
         if (p.op.starts_with("DequantizePacked")) r.decode_s += p.seconds;
         if (p.op.starts_with("MatMul") || p.op.starts_with("Gemm")) {
             r.matmul_s += p.seconds;
@@ -289,7 +269,21 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
     return r;
 }
 
+// bench_decoder --child executor|profile|llama GGUF PACKAGE PROMPT STEPS THREADS: one row, as JSON.
+int child(char **argv) {
+    const std::string kind = argv[2], gguf = argv[3], package = argv[4];
+    const int prompt = std::stoi(argv[5]), steps = std::stoi(argv[6]);
+    const unsigned threads = unsigned(std::stoul(argv[7]));
+    const Row r = kind == "llama"
+                      ? run_llama(gguf, prompt, steps, threads)
+                      : run_executor(package, decoder::read_hparams(gguf::Model::open(gguf)),
+                                     prompt, steps, threads, kind == "profile");
+    fmt::print("{}\n", row_json(r).dump());
+    return 0;
+}
+
 int main_(int argc, char **argv) {
+    if (argc == 8 && std::string_view(argv[1]) == "--child") return child(argv);
     Setup s;
     s.own = {{"--layers", "22"}, {"--prompt", "128"},  {"--steps", "8"},      {"--threads", "0"},
              {"--keep", "0"},    {"--type", "Q4_K_M"}, {"--ort-lowered", "0"}};
@@ -381,20 +375,21 @@ int main_(int argc, char **argv) {
     rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 0)", pkgnb));
     rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 4)", pkgnb4));
     const Row &ort4 = rows.back();
-    const double fork_base_mib = [] {
-        struct rusage ru {};
-        ::getrusage(RUSAGE_SELF, &ru);
-        return double(ru.ru_maxrss) / 1024;
-    }();
-    Row ours = in_child([&] { return run_executor(pkg29, h, prompt, steps, threads, false); });
+    const std::vector<std::string> sizes = {std::to_string(prompt), std::to_string(steps),
+                                            std::to_string(threads)};
+    auto child_args = [&](const char *kind, const std::string &package) {
+        std::vector<std::string> a = {kind, q4, package};
+        a.insert(a.end(), sizes.begin(), sizes.end());
+        return a;
+    };
+    Row ours = in_child(child_args("executor", pkg29));
     {
-        const Row p =
-            in_child([&] { return run_executor(pkg29, h, prompt, steps, threads, true); });
-        ours.decode_s = p.decode_s / p.step_s * ours.step_s;  // the profiled run's shares
-        ours.matmul_s = p.matmul_s / p.step_s * ours.step_s;
+        const Row p = in_child(child_args("profile", pkg29));
+        ours.decode_s = p.decode_s / p.profiled_s * ours.step_s;  // the profiled run's shares
+        ours.matmul_s = p.matmul_s / p.profiled_s * ours.step_s;
         ours.matmul_bytes = p.matmul_bytes;
     }
-    const Row llama = in_child([&] { return run_llama(q4, prompt, steps, threads); });
+    const Row llama = in_child(child_args("llama", ""));
 
     fmt::print(
         "\nexport: to-onnx --graph decoder --opset 21 {:.2f} s, opset 29 {:.2f} s, cp of "
@@ -423,9 +418,7 @@ int main_(int argc, char **argv) {
                                llama.step_s / r.step_s));
     fmt::print(
         "(vs llama.cpp: speed relative to llama.cpp's, prefill / decode; > 1 is faster; peak "
-        "RSS of each contender's process: node for onnxruntime, forked children of this "
-        "program, then at {:.0f} MiB, for the others)\n",
-        fork_base_mib);
+        "RSS of each contender's own process)\n");
     const double gguf_mib = double(fs::file_size(q4)) / (1 << 20);
     auto verdict = [](bool met) { return met ? "met" : "NOT met"; };
     fmt::print(

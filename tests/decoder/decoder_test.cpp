@@ -116,12 +116,7 @@ TEST_P(Decoder, BatchWithLeftPaddingGivesEachRowItsOwnLogits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, Decoder, ::testing::ValuesIn(testkit::tiny_decoder_names()),
-                         [](const auto &info) {
-                             std::string s = info.param;
-                             for (char &c : s)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return s;
-                         });
+                         testkit::DecoderParamName());
 
 // Quantized by llama.cpp: the weights keep their bytes (DequantizePacked), llama.cpp quantizes its
 // activations, so the tolerance of quantized weights applies.
@@ -140,13 +135,7 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderQuantized,
                          ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
                                             ::testing::Values("Q4_0", "Q8_0", "Q4_K_M", "Q6_K",
                                                               "IQ4_XS")),
-                         [](const auto &info) {
-                             std::string s =
-                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
-                             for (char &c : s)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return s;
-                         });
+                         testkit::DecoderParamName());
 
 // --weights nbits (MatMulNBits, GatherBlockQuantized) in the executor: within 2e-3 of the logits'
 // spread from the exact (packed) export of the same file, and verify passes.
@@ -181,12 +170,16 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "gemma3", "phi3"),
                        ::testing::Values("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K_M",
                                          "Q4_K_M", "Q5_K_M", "Q6_K")),
-    [](const auto &info) {
-        std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
-        for (char &c : s)
-            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-        return s;
-    });
+    testkit::DecoderParamName());
+
+// The other tiny models (tied head and biases, rope_freqs, YaRN, q/k norms, gemma's embedding
+// scale) in three formats: 4 bits exact, 4 bits with offsets (a tied head sharing the embedding's
+// bytes and offsets), 8 bits block 16.
+INSTANTIATE_TEST_SUITE_P(TinyOthers, DecoderNbits,
+                         ::testing::Combine(::testing::Values("llama-tied-bias", "llama3",
+                                                              "mistral3", "qwen3", "gemma"),
+                                            ::testing::Values("Q4_0", "Q4_K_M", "Q6_K")),
+                         testkit::DecoderParamName());
 
 // ---------------------------------------------------------------------------------------------
 // The tolerance rejects wrong exports.

@@ -204,13 +204,7 @@ TEST_P(DecoderOrt, StepsAgreeWithExecutorAndLlamaCpp) {
 INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrt,
                          ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
                                             ::testing::Values("F32", "Q4_K_M")),
-                         [](const auto &info) {
-                             std::string s =
-                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
-                             for (char &c : s)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return s;
-                         });
+                         testkit::DecoderParamName());
 
 // --weights nbits: onnxruntime's own MatMulNBits and GatherBlockQuantized, against the executor's
 // and against llama.cpp.
@@ -245,13 +239,7 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
                                             ::testing::Values("Q4_0", "Q4_1", "Q8_0", "Q2_K",
                                                               "Q3_K_M", "Q4_K_M", "Q5_K_M",
                                                               "Q6_K")),
-                         [](const auto &info) {
-                             std::string s =
-                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
-                             for (char &c : s)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return s;
-                         });
+                         testkit::DecoderParamName());
 
 // --weights nbits --accuracy-level 4: onnxruntime quantizes the activations to int8 per block of
 // the weight's (32 or 16), as llama.cpp does for its dot products (Q8_0: blocks of 32 for q4_0
@@ -293,13 +281,7 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbitsInt8,
                          ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2", "phi3"),
                                             ::testing::Values("Q4_0", "Q8_0", "Q2_K", "Q4_K_M",
                                                               "Q5_K_M", "Q6_K")),
-                         [](const auto &info) {
-                             std::string s =
-                                 std::get<0>(info.param) + "_" + std::get<1>(info.param);
-                             for (char &c : s)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return s;
-                         });
+                         testkit::DecoderParamName());
 
 // transformers.js loads nbits packages (MatMulNBits and GatherBlockQuantized) and generates
 // greedily: Q4_0's gives llama.cpp's tokens; Q4_K_M's (with the block offsets; llama.cpp has a
@@ -355,12 +337,7 @@ TEST_P(DecoderOrtModel, TransformersJsGeneratesLlamaCppsTokens) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtModel, ::testing::ValuesIn(testkit::tiny_decoder_names()),
-                         [](const auto &info) {
-                             std::string s = info.param;
-                             for (char &c : s)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return s;
-                         });
+                         testkit::DecoderParamName());
 
 }  // namespace
 }  // namespace gguftool::orttest

@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <stdexcept>
 
@@ -86,6 +87,12 @@ std::string decoder_package(const std::string &variant, const std::string &type,
     o.accuracy_level = accuracy_level;
     decoder::export_decoder(gguf::Model::open(gguf), dir.string(), o);
     return dir.string();
+}
+
+std::string test_param_name(std::string s) {
+    for (char &c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return s;
 }
 
 std::vector<DecoderStep> single_prompt_plan(const std::vector<int32_t> &prompt,

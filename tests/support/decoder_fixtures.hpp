@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "gguftool/decoder_export.hpp"
@@ -40,5 +42,18 @@ std::vector<DecoderStep> left_padded_plan(const std::vector<int32_t> &prompt, in
 // `dir` through its KV cache, from an empty past.
 std::vector<std::vector<float>> run_decoder_plan(const std::string &dir, const decoder::Hparams &h,
                                                  const std::vector<DecoderStep> &plan);
+
+// A parameterized test's name for a tiny model ("llama-tied-bias") or a (model, type) pair
+// ("llama_Q4_K_M"): the characters gtest refuses become '_'.
+std::string test_param_name(std::string s);
+struct DecoderParamName {
+    template <class Info>
+    std::string operator()(const Info &info) const {
+        if constexpr (std::is_same_v<std::decay_t<decltype(info.param)>, std::string>)
+            return test_param_name(info.param);
+        else
+            return test_param_name(std::get<0>(info.param) + "_" + std::get<1>(info.param));
+    }
+};
 
 }  // namespace gguftool::testkit
