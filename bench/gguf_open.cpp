@@ -1,8 +1,15 @@
 // Opening and listing a large GGUF file: our reader against llama.cpp's gguf_init_from_file, in the
 // same run on the same file. The file (generated under /tmp) has 10,000 tensors and a
 // 150,000-entry string array, like the tokenizer of a large-vocabulary model.
+//
+// With --gguf-tools PATH (antirez/gguf-tools, built by hand: no package ships it) the whole
+// programs too: `gguftool dump FILE` against `PATH show FILE`, each run 20 times, interleaved,
+// stdout to /dev/null; the median wall times, their ratio (goal: at most 1.0) and the minor page
+// faults. Both print the header, every key with its value (arrays shortened) and one line per
+// tensor; dump adds its summary table.
+//
+// Usage: bench_gguf_open [--dir DIR] [--gguftool PATH] [--gguf-tools PATH]
 #include <fmt/format.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_setup.hpp"
+#include "bench_support.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/gguf_writer.hpp"
 #include "gguftool/reference.hpp"
@@ -58,18 +67,50 @@ uint64_t list_file(const gguf::File &f) {
     return sum;
 }
 
+// `gguftool dump` against `gguf-tools show` on `path`, interleaved; false if either failed.
+bool compare_with_gguf_tools(const std::string &gguftool, const std::string &gguf_tools,
+                             const std::string &path) {
+    constexpr int kRuns = 20;
+    struct Contender {
+        const char *label;
+        std::vector<std::string> argv;
+        std::vector<double> seconds, faults;
+    };
+    Contender c[] = {{"gguftool dump", {gguftool, "dump", path}, {}, {}},
+                     {"gguf-tools show", {gguf_tools, "show", path}, {}, {}}};
+    for (int r = 0; r < kRuns; ++r)
+        for (Contender &x : c) {
+            const bench::ChildRun run = bench::run_child(x.argv, true);
+            if (run.status != 0) {
+                fmt::print(stderr, "{} failed (exit {})\n", x.label, run.status);
+                return false;
+            }
+            x.seconds.push_back(run.seconds);
+            x.faults.push_back(double(run.minor_faults));
+        }
+    for (const Contender &x : c)
+        fmt::print("{:<16} {:9.3f} ms wall (median of {}), {:5.0f} minor page faults\n", x.label,
+                   1e3 * bench::median(x.seconds), kRuns, bench::median(x.faults));
+    const double ratio = bench::median(c[0].seconds) / bench::median(c[1].seconds);
+    fmt::print("gguftool dump / gguf-tools show: {:.2f}x wall (goal <= 1.0x: {})\n", ratio,
+               ratio <= 1.0 ? "met" : "NOT met");
+    return true;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    bench::Setup s;
+    s.own = {{"--gguf-tools", ""}};
+    if (const int rc = bench::setup(argc, argv, "bench_gguf_open", s, "[--gguf-tools PATH]"))
+        return rc;
+    const std::string gguf_tools = s.own["--gguf-tools"];
     const auto lib = reference::ggml();
     if (!lib || !lib->gguf_init_from_file) {
         fmt::print(stderr, "llama.cpp's libggml-base.so is not available\n");
         return 1;
     }
-    const char *tmp = std::getenv("TMPDIR");
-    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/gguftool-bench-XXXXXX";
-    if (!::mkdtemp(dir.data())) return 1;
-    const std::string path = dir + "/many_tensors.gguf";
+    const std::string path = s.dir + "/many_tensors.gguf";
     write_sample(path);
     fmt::print("file: {} ({:.1f} MB, {} tensors, {}-entry string array)\n", path,
                std::filesystem::file_size(path) / 1e6, kTensors, kTokens);
@@ -86,12 +127,14 @@ int main() {
         sink += static_cast<uint64_t>(lib->gguf_get_n_tensors(ctx));
         lib->gguf_free(ctx);
     });
-    if (!std::getenv("KEEP")) std::filesystem::remove_all(dir);
 
     fmt::print("gguftool File::open + list tensors and keys  {:9.3f} ms (median of 21)\n", ours);
     fmt::print("gguftool Model::open + list tensors and keys {:9.3f} ms (median of 21)\n",
                ours_model);
     fmt::print("llama.cpp gguf_init_from_file(no_alloc)      {:9.3f} ms (median of 7)\n", llama);
     fmt::print("speed-up (llama.cpp / File::open): {:.1f}x\n", llama / ours);
+    const bool ok = gguf_tools.empty() || compare_with_gguf_tools(s.gguftool, gguf_tools, path);
+    if (!std::getenv("KEEP")) std::filesystem::remove_all(s.dir);
+    if (!ok) return 1;
     return sink == 0;  // keeps the work observable
 }

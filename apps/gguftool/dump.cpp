@@ -5,13 +5,14 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "gguftool/prefault.hpp"
 
 namespace gguftool::cli {
 namespace dump {
 
 std::vector<TensorReport> select_tensors(const gguf::Model &model, const Options &opt) {
     std::vector<TensorReport> out;
-    out.reserve(opt.tensor_globs.empty() ? model.tensors().size() : 0);
+    reserve_prefaulted(out, opt.tensor_globs.empty() ? model.tensors().size() : 0);
     for (const gguf::TensorInfo &t : model.tensors())
         if (gguf::name_matches(t.name, opt.tensor_globs)) out.emplace_back().info = &t;
     return out;

@@ -7,6 +7,7 @@
 #include "byte_reader.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/gguf_split.hpp"
+#include "gguftool/prefault.hpp"
 #include "name_table.hpp"
 
 namespace gguftool::gguf {
@@ -125,7 +126,7 @@ Model Model::open(const std::string &path) {
         throw Error(path, std::nullopt,
                     fmt::format("{} tensors are more than this reader supports", total));
     auto tensors = std::make_shared<std::vector<TensorInfo>>();
-    tensors->reserve(total);
+    reserve_prefaulted(*tensors, total);
     auto index = std::make_shared<NameTable>(total);
     const auto name_of = [&](uint32_t i) { return (*tensors)[i].name; };
     for (size_t s = 0; s < m.shards_.size(); ++s) {

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gguftool/prefault.hpp"
+
 namespace gguftool::gguf::detail {
 
 class NameTable {
@@ -19,6 +21,7 @@ public:
     explicit NameTable(uint64_t expected = 0) {
         size_t n = 16;
         while (n < 2 * expected && n < (1u << 17)) n *= 2;
+        reserve_prefaulted(slots_, n);
         slots_.assign(n, kNone);
     }
 

@@ -201,6 +201,7 @@ ProcessResult finish(Child c) {
     r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     r.cpu_seconds = seconds_of(usage.ru_utime) + seconds_of(usage.ru_stime);
     r.max_rss_kib = usage.ru_maxrss;
+    r.minor_faults = usage.ru_minflt;
     return r;
 }
 

@@ -41,6 +41,7 @@ struct ProcessResult {
     double seconds = 0;      // wall time from start to end
     double cpu_seconds = 0;  // user + system
     long max_rss_kib = 0;    // peak resident size
+    long minor_faults = 0;   // page faults served without I/O (getrusage's ru_minflt)
 };
 
 // A started child: its pid and the read ends of the captured streams (-1 when not captured).
