@@ -12,6 +12,10 @@ namespace {
 
 using Regexes = std::vector<std::string_view>;
 
+// The tables are data: clang-format 14 splits their UTF-8 literals at a different place each
+// time it runs (it is not idempotent on them), so it leaves them as they are.
+// clang-format off
+
 // LLAMA3, DBRX, SMAUG, CHATGLM4
 const Regexes kLlama3 = {
     "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}"
@@ -207,6 +211,8 @@ const Regexes kDefault = {
     "\\p{N}+",
     "[0-9][0-9][0-9]",
 };
+
+// clang-format on
 
 // The regex that llama.cpp's custom AFMoE digit splitter (also used for tiny_aya's
 // "\d{1,3}(?=(?:\d{3})*\b)") implements: every run of \p{N} in groups of three from the right.
