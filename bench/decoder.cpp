@@ -150,16 +150,9 @@ struct Row {
     double decode_s = 0, matmul_s = 0, matmul_bytes = 0, profiled_s = 0;
 };
 
-nlohmann::json row_json(const Row &r) {
-    return {{"name", r.name},
-            {"load_s", r.load_s},
-            {"prefill_s", r.prefill_s},
-            {"step_s", r.step_s},
-            {"decode_s", r.decode_s},
-            {"matmul_s", r.matmul_s},
-            {"matmul_bytes", r.matmul_bytes},
-            {"profiled_s", r.profiled_s}};
-}
+// A child's row as JSON, both ways (rss_mib is measured by the parent).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Row, name, load_s, prefill_s, step_s, decode_s, matmul_s,
+                                   matmul_bytes, profiled_s)
 
 // A row measured by this program run again as a child (`--child KIND ...`, see main), so that its
 // peak RSS is its own.
@@ -170,15 +163,7 @@ Row in_child(const std::vector<std::string> &args) {
     o.err = testkit::Output::inherit;
     const testkit::ProcessResult r = testkit::run(argv, o);
     if (r.status != 0) throw std::runtime_error("the child process failed: " + args[0]);
-    const nlohmann::json j = nlohmann::json::parse(r.out);
-    Row row{j["name"]};
-    row.load_s = j["load_s"];
-    row.prefill_s = j["prefill_s"];
-    row.step_s = j["step_s"];
-    row.decode_s = j["decode_s"];
-    row.matmul_s = j["matmul_s"];
-    row.matmul_bytes = j["matmul_bytes"];
-    row.profiled_s = j["profiled_s"];
+    Row row = nlohmann::json::parse(r.out).get<Row>();
     row.rss_mib = double(r.max_rss_kib) / 1024;
     return row;
 }
@@ -278,7 +263,7 @@ int child(char **argv) {
                       ? run_llama(gguf, prompt, steps, threads)
                       : run_executor(package, decoder::read_hparams(gguf::Model::open(gguf)),
                                      prompt, steps, threads, kind == "profile");
-    fmt::print("{}\n", row_json(r).dump());
+    fmt::print("{}\n", nlohmann::json(r).dump());
     return 0;
 }
 

@@ -80,7 +80,7 @@ int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
     o.weight_type = *onnx_export::output_type_from_name(opt.output_dtype);
     o.threads = opt.threads;
     o.weights = opt.weights == "nbits" ? decoder::Weights::nbits : decoder::Weights::packed;
-    o.accuracy_level = opt.accuracy_level.value_or(4);
+    if (opt.accuracy_level) o.accuracy_level = *opt.accuracy_level;  // else the library's
     if (bar) o.progress = [&bar](uint64_t done, uint64_t total) { bar->update(done, total); };
     const gguf::Model model = gguf::Model::open(opt.file);
     decoder::Result r;

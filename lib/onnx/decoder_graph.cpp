@@ -331,38 +331,35 @@ std::string Builder::project(const std::string &x, const std::string &w, const s
 }
 
 // The token embedding's rows at `ids`: Gather on the decoded table, or with --weights nbits and
-// a format with integer zero points, GatherBlockQuantized on the repacked blocks (which a tied
-// head's MatMulNBits shares).
+// a format that maps, GatherBlockQuantized on the repacked blocks (which a tied head's
+// MatMulNBits shares), plus the blocks' offsets for a format with a minimum.
 std::string Builder::embedding(const std::string &ids) {
     const gguf::TensorInfo *t = model_.find_tensor("token_embd.weight");
     if (nbits_ && t && traits(t->type).quantized) {
-        const std::optional<NbitsForm> form = nbits_form(t->type);
-        if (form) {
-            if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
-                ++forms[fmt::format("{} -> GatherBlockQuantized{}", type_name(t->type),
-                                    o->form.offsets ? " + offsets" : "")];
-                // [V, blocks, blob] as [V, E·bits/8]: the same bytes.
-                const std::string data =
-                    n_.reshape(o->b, n_.ints({o->n, o->k * o->form.bits / 8}), "embd_data");
-                std::string out = n_.g().name("embed/rows");
-                onnx::NodeProto &node =
-                    n_.g().node(n_.scope, "GatherBlockQuantized", {data, ids, o->scales}, {out});
-                node.set_domain("com.microsoft");
-                set_attribute(node, "gather_axis", int64_t{0});
-                set_attribute(node, "quantize_axis", int64_t{1});
-                set_attribute(node, "block_size", int64_t(o->form.block));
-                set_attribute(node, "bits", int64_t(o->form.bits));
-                if (!o->form.offsets) return out;
-                // + each block's offset: offsets [k_blocks, V] gathered on V, as [B·S, blocks, 1]
-                const int64_t blocks = o->k / o->form.block;
-                std::string offsets = n_.op("Gather", {o->offsets, ids}, "embd_offsets");
-                set_attribute(*n_.last, "axis", int64_t{1});
-                offsets = n_.reshape(offsets, n_.ints({blocks, -1}), "embd_offsets");
-                offsets = n_.unsqueeze(n_.transpose(offsets, {1, 0}), {-1});
-                const std::string rows =
-                    n_.reshape(out, n_.ints({-1, blocks, o->form.block}), "embd_blocks");
-                return n_.reshape(n_.add(rows, offsets), n_.ints({-1, o->k}), "embd_rows");
-            }
+        if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
+            ++forms[fmt::format("{} -> GatherBlockQuantized{}", type_name(t->type),
+                                o->form.offsets ? " + offsets" : "")];
+            // [V, blocks, blob] as [V, E·bits/8]: the same bytes.
+            const std::string data =
+                n_.reshape(o->b, n_.ints({o->n, o->k * o->form.bits / 8}), "embd_data");
+            std::string out = n_.g().name("embed/rows");
+            onnx::NodeProto &node =
+                n_.g().node(n_.scope, "GatherBlockQuantized", {data, ids, o->scales}, {out});
+            node.set_domain("com.microsoft");
+            set_attribute(node, "gather_axis", int64_t{0});
+            set_attribute(node, "quantize_axis", int64_t{1});
+            set_attribute(node, "block_size", int64_t(o->form.block));
+            set_attribute(node, "bits", int64_t(o->form.bits));
+            if (!o->form.offsets) return out;
+            // + each block's offset: offsets [k_blocks, V] gathered on V, as [B·S, blocks, 1]
+            const int64_t blocks = o->k / o->form.block;
+            std::string offsets = n_.op("Gather", {o->offsets, ids}, "embd_offsets");
+            set_attribute(*n_.last, "axis", int64_t{1});
+            offsets = n_.reshape(offsets, n_.ints({blocks, -1}), "embd_offsets");
+            offsets = n_.unsqueeze(n_.transpose(offsets, {1, 0}), {-1});
+            const std::string rows =
+                n_.reshape(out, n_.ints({-1, blocks, o->form.block}), "embd_blocks");
+            return n_.reshape(n_.add(rows, offsets), n_.ints({-1, o->k}), "embd_rows");
         }
     }
     if (nbits_ && t)
