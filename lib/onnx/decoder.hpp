@@ -1,4 +1,4 @@
-// Internal to lib/onnx: the decoder export's architecture rows, tensor checks and graph.
+// Internal to lib/onnx: the decoder export's architecture table, tensor checks and graph.
 #pragma once
 
 #include <map>
@@ -11,30 +11,76 @@
 
 namespace gguftool::decoder::detail {
 
-// Which layers use a sliding window, by llama.cpp's loader of the architecture.
+// Which pairs RoPE rotates (llama_model_rope_type in llama.cpp's src/llama-model.cpp).
+enum class Rope {
+    norm,  // adjacent pairs (2i, 2i + 1)
+    neox,  // pairs (i, i + n_rot/2)
+};
+
+// The gated FFN's activation (build_ffn's LLM_FFN_SILU / LLM_FFN_GELU, LLM_FFN_PAR).
+enum class Act { silu, gelu };
+
+// Where the FFN's gate and up projections are.
+enum class Ffn {
+    gate_up,        // ffn_gate and ffn_up
+    fused_gate_up,  // ffn_up holds [gate | up], 2·n_ff rows, and there is no ffn_gate (phi3)
+};
+
+// RMS norms on Q and K before RoPE.
+enum class QkNorm {
+    none,
+    per_head,  // attn_q_norm / attn_k_norm of head_dim, over each head (qwen3, gemma3)
+    whole,     // over the whole projection before it is split into heads, of n_head·head_dim
+               // and n_head_kv·head_dim (olmo2)
+};
+
+// The output head.
+enum class Head {
+    optional,  // output.weight, or token_embd when it is absent (TENSOR_DUPLICATED)
+    tied,      // always token_embd (gemma, gemma2)
+    untied,    // output.weight required (olmo2)
+};
+
+// Which layers use a sliding window, by the architecture's load_arch_hparams.
 enum class Swa {
     none,
     gemma2,  // every layer kind from attention.sliding_window_pattern (default period 2),
              // window attention.sliding_window (default 4096)
     gemma3,  // only with attention.sliding_window > 0: pattern (default period 6), local layers
              // use rope.freq_base_swa (default 10000) and no rope scaling
+    olmo2,   // only with attention.sliding_window > 0: pattern (default period 4); local layers
+             // rotate with the global freq_base, no scaling, no YaRN (src/models/olmo2.cpp)
 };
 
-// One architecture: what it does beyond the common pre-norm decoder (MODEL-FACTS §1.3-1.8).
+// One architecture: every way it differs from the plain pre-norm llama decoder, one named field
+// per quirk, from llama.cpp's src/models/<arch>.cpp (load_arch_hparams, load_arch_tensors and the
+// graph). A row leaves out what it does not have.
 struct ArchRow {
-    std::string_view name;  // general.architecture
-    std::string_view
-        model_type;             // config.json's model_type (transformers.js picks the class by it)
-    std::string_view hf_class;  // config.json's architectures[0]
-    bool neox;                  // rope pairs (i, i + n_rot/2); else adjacent pairs (NORM)
-    bool gelu;                  // GELU (tanh) gated FFN; else SiLU
-    bool embed_scale;           // embedding * sqrt(n_embd)
-    bool q_scaled;              // Q *= scale after RoPE, scores unscaled; else scores scaled
-    bool post_norms;            // post_attention_norm and post_ffw_norm (required)
-    bool qk_norm;               // attn_q_norm and attn_k_norm over the head (required)
-    bool always_tied;           // the head is always token_embd
-    Swa swa;
-    int64_t layers_27b;  // the 27B model's layer count: Q scaled by 1/sqrt(n_embd/n_head) there
+    std::string_view name;        // general.architecture
+    std::string_view model_type;  // config.json's model_type (transformers.js picks the class)
+    std::string_view hf_class;    // config.json's architectures[0]
+
+    Rope rope = Rope::norm;
+    bool full_rotary = false;    // rope.dimension_count must be the head size (llama's loader)
+    int64_t no_rope_period = 0;  // layer il has no RoPE when (il + 1) % period == 0 (smollm3: 4)
+    bool rope_switch = false;    // rope.scaling.finetuned = false turns RoPE off (granite)
+    bool yarn_keys = false;      // rope.scaling.yarn_beta_fast/_slow/_log_multiplier and
+                                 // attention.temperature_scale (mistral3)
+    Act act = Act::silu;
+    Ffn ffn = Ffn::gate_up;
+    bool pre_norms = true;    // attn_norm and ffn_norm before attention and FFN
+    bool post_norms = false;  // post_attention_norm and post_ffw_norm after them (required)
+    QkNorm qk_norm = QkNorm::none;
+    Head head = Head::optional;
+    bool embed_scale_sqrt = false;  // embeddings · sqrt(n_embd) (gemma family)
+    bool q_scaled = false;          // Q · 1/sqrt(head_dim) after RoPE, scores unscaled (gemma
+                                    // family, phi3); else the scores are scaled
+    int64_t layers_27b = 0;         // with this many layers Q is scaled by 1/sqrt(n_embd/n_head)
+    // Granite's multipliers (src/models/granite.cpp, llama-graph.cpp build_inp_embd): the
+    // embeddings · embedding_scale, the scores · attention.scale instead of 1/sqrt(head_dim),
+    // attention and FFN outputs · residual_scale, logits / logit_scale (required).
+    bool multipliers = false;
+    Swa swa = Swa::none;
 };
 
 const ArchRow *find_arch(std::string_view name);
@@ -54,8 +100,7 @@ std::vector<int> emit_decoder(onnx_export::detail::GraphBuilder &g, const gguf::
 // cos and sin of every position < n_positions and rotated pair, as ggml's rope computes them
 // (ggml_rope_cache_init): [n_positions][n_rot/2] each. `factors`: per-pair divisors of the angle
 // (rope_freqs, longrope's), or empty.
-void rope_tables(const Hparams &h, float freq_base, float freq_scale,
-                 std::span<const float> factors, int64_t first, int64_t n_positions, float *cos_out,
-                 float *sin_out);
+void rope_tables(const Hparams &h, const RopeParams &p, std::span<const float> factors,
+                 int64_t first, int64_t n_positions, float *cos_out, float *sin_out);
 
 }  // namespace gguftool::decoder::detail

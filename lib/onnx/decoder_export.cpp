@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace onnx_export::detail;
 
-// config.json as transformers.js and Optimum read it (MODEL-FACTS §3.2).
+// config.json as transformers.js (src/configs.js getNormalizedConfig) and Optimum read it.
 // A float as the shortest decimal that reads back as it (1e-05, not 9.999999747378752e-06).
 double shortest(float f) {
     return std::stod(fmt::format("{}", f));
@@ -40,7 +40,7 @@ nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row)
     c["vocab_size"] = h.n_vocab;
     c["max_position_embeddings"] = h.n_ctx_train;
     c["rms_norm_eps"] = shortest(h.rms_eps);
-    c["rope_theta"] = shortest(h.freq_base);
+    c["rope_theta"] = shortest(h.rope.freq_base);
     c["tie_word_embeddings"] = h.tied;
     if (h.n_swa > 0) c["sliding_window"] = h.n_swa;
     if (h.attn_softcap != 0) c["attn_logit_softcapping"] = shortest(h.attn_softcap);

@@ -1,4 +1,5 @@
-// The decoder graph: llama.cpp's forward pass (MODEL-FACTS §1.2) in standard ONNX operators.
+// The decoder graph: llama.cpp's forward pass (src/llama-graph.cpp build_norm, build_attn,
+// build_ffn as src/models/<arch>.cpp call them) in standard ONNX operators.
 //
 // The hidden state is 2-D, [batch_size * sequence_length, n_embd], so every projection is one
 // Gemm on the weight as stored (Y = X·Wᵀ + b, transB = 1) and norms reduce the last axis.
@@ -123,13 +124,16 @@ void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &list,
     }
 }
 
-class Builder {
+// Builds one decoder graph: the architecture's row says which quirks apply, the hparams their
+// values.
+class DecoderBuilder {
 public:
-    Builder(GraphBuilder &g, const gguf::Model &model, const Hparams &h, const Options &o,
-            int opset)
+    DecoderBuilder(GraphBuilder &g, const gguf::Model &model, const Hparams &h, const ArchRow &row,
+                   const Options &o, int opset)
         : n_(g, opset),
           model_(model),
           h_(h),
+          row_(row),
           weight_type_(o.weight_type),
           threads_(o.threads),
           nbits_(o.weights == Weights::nbits),
@@ -185,6 +189,7 @@ private:
     Net n_;
     const gguf::Model &model_;
     const Hparams &h_;
+    const ArchRow &row_;
     DataType weight_type_;
     unsigned threads_;
     bool nbits_;
@@ -201,7 +206,7 @@ private:
     std::string mask_, mask_swa_;                  // [B, 1, 1, S, T]
 };
 
-std::string Builder::weight(const std::string &name, bool required) {
+std::string DecoderBuilder::weight(const std::string &name, bool required) {
     if (auto it = weights_.find(name); it != weights_.end()) return it->second;
     const gguf::TensorInfo *t = model_.find_tensor(name);
     if (!t) {
@@ -226,7 +231,8 @@ std::string Builder::weight(const std::string &name, bool required) {
     return weights_[name] = value;
 }
 
-std::optional<Builder::NbitsOperands> Builder::nbits_operands(const gguf::TensorInfo &t) {
+std::optional<DecoderBuilder::NbitsOperands> DecoderBuilder::nbits_operands(
+    const gguf::TensorInfo &t) {
     const std::string name(t.name);
     if (auto it = nbits_done_.find(name); it != nbits_done_.end()) return it->second;
     const std::optional<NbitsForm> form = nbits_form(t.type);
@@ -288,7 +294,7 @@ std::optional<Builder::NbitsOperands> Builder::nbits_operands(const gguf::Tensor
     return nbits_done_[name] = o;
 }
 
-std::string Builder::block_sums(const std::string &x, int64_t block) {
+std::string DecoderBuilder::block_sums(const std::string &x, int64_t block) {
     if (auto it = block_sums_.find({x, block}); it != block_sums_.end()) return it->second;
     const std::string blocks = n_.reshape(x, n_.ints({0, -1, block}), "blocks");
     std::string sums = n_.op("ReduceSum", {blocks, n_.ints({-1})}, "block_sums");
@@ -296,8 +302,8 @@ std::string Builder::block_sums(const std::string &x, int64_t block) {
     return block_sums_[{x, block}] = sums;
 }
 
-std::string Builder::project(const std::string &x, const std::string &w, const std::string &b,
-                             std::string_view what) {
+std::string DecoderBuilder::project(const std::string &x, const std::string &w,
+                                    const std::string &b, std::string_view what) {
     const gguf::TensorInfo *t = model_.find_tensor(w);
     if (!t) throw Error(model_.first().path(), std::nullopt, fmt::format("tensor {}: missing", w));
     if (nbits_ && traits(t->type).quantized) {
@@ -333,7 +339,7 @@ std::string Builder::project(const std::string &x, const std::string &w, const s
 // The token embedding's rows at `ids`: Gather on the decoded table, or with --weights nbits and
 // a format that maps, GatherBlockQuantized on the repacked blocks (which a tied head's
 // MatMulNBits shares), plus the blocks' offsets for a format with a minimum.
-std::string Builder::embedding(const std::string &ids) {
+std::string DecoderBuilder::embedding(const std::string &ids) {
     const gguf::TensorInfo *t = model_.find_tensor("token_embd.weight");
     if (nbits_ && t && traits(t->type).quantized) {
         if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
@@ -369,7 +375,7 @@ std::string Builder::embedding(const std::string &ids) {
 }
 
 // The shape [B, S, n, head_dim], made once per head count for the whole graph.
-std::string Builder::heads_shape(int64_t n) {
+std::string DecoderBuilder::heads_shape(int64_t n) {
     if (auto it = heads_shapes_.find(n); it != heads_shapes_.end()) return it->second;
     const std::string saved = n_.scope;
     n_.scope = "shapes";
@@ -379,7 +385,7 @@ std::string Builder::heads_shape(int64_t n) {
     return heads_shapes_[n] = shape;
 }
 
-std::string Builder::rms_norm(const std::string &x, const std::string &w) {
+std::string DecoderBuilder::rms_norm(const std::string &x, const std::string &w) {
     // ggml_rms_norm: scale = 1 / sqrtf(mean(x²) + eps); then the weight (a separate ggml_mul).
     const std::string ms = n_.mean_last(n_.mul(x, x, "square"));
     const std::string s = n_.op("Sqrt", {n_.add(ms, n_.f(h_.rms_eps), "var")}, "rms");
@@ -387,18 +393,18 @@ std::string Builder::rms_norm(const std::string &x, const std::string &w) {
     return n_.mul(n_.mul(x, r, "normed"), w, "norm");
 }
 
-std::string Builder::softcap(const std::string &x, float cap) {
+std::string DecoderBuilder::softcap(const std::string &x, float cap) {
     const std::string t = n_.op("Tanh", {n_.mul(x, 1.0f / cap, "capped")}, "tanh");
     return n_.mul(t, cap, "softcap");
 }
 
 // x [B, S, heads, D] rotated on its first n_rot dimensions; cos, sin [B, S, 1, n_rot/2].
-std::string Builder::rope(const std::string &x, int64_t heads, const std::string &cos,
-                          const std::string &sin) {
+std::string DecoderBuilder::rope(const std::string &x, int64_t heads, const std::string &cos,
+                                 const std::string &sin) {
     const int64_t R = h_.n_rot, half = R / 2, D = h_.head_dim;
     const std::string rot = R == D ? x : n_.slice(x, 0, R, -1, "rot");
     std::string x1, x2, c = cos, s = sin;
-    if (h_.rope_neox) {  // pairs (i, i + n_rot/2)
+    if (row_.rope == Rope::neox) {  // pairs (i, i + n_rot/2)
         x1 = n_.slice(rot, 0, half, -1, "x1");
         x2 = n_.slice(rot, half, R, -1, "x2");
     } else {  // adjacent pairs (2i, 2i + 1): [B, S, heads, n_rot/2, 2]
@@ -412,7 +418,7 @@ std::string Builder::rope(const std::string &x, int64_t heads, const std::string
     const std::string o1 = n_.sub(n_.mul(x1, c), n_.mul(x2, s), "o1");
     const std::string o2 = n_.add(n_.mul(x1, s), n_.mul(x2, c), "o2");
     std::string out;
-    if (h_.rope_neox) {
+    if (row_.rope == Rope::neox) {
         out = n_.concat({o1, o2}, -1, "roped");
     } else {
         out =
@@ -422,7 +428,7 @@ std::string Builder::rope(const std::string &x, int64_t heads, const std::string
     return out;
 }
 
-std::vector<float> Builder::factors(const std::string &name) {
+std::vector<float> DecoderBuilder::factors(const std::string &name) {
     const gguf::TensorInfo *t = model_.find_tensor(name);
     if (!t) return {};
     if (t->type != GgmlType::f32 || t->elements != uint64_t(h_.n_rot / 2) ||
@@ -435,8 +441,9 @@ std::vector<float> Builder::factors(const std::string &name) {
     return v;
 }
 
-std::string Builder::table(const std::string &name, std::shared_ptr<std::vector<float>> values,
-                           int64_t rows, int64_t cols) {
+std::string DecoderBuilder::table(const std::string &name,
+                                  std::shared_ptr<std::vector<float>> values, int64_t rows,
+                                  int64_t cols) {
     const uint64_t bytes = values->size() * sizeof(float);
     return n_.g().payload(name, DataType::float32, {rows, cols}, bytes, [values](Sink &s) {
         s.write(reinterpret_cast<const uint8_t *>(values->data()), values->size() * sizeof(float));
@@ -445,7 +452,7 @@ std::string Builder::table(const std::string &name, std::shared_ptr<std::vector<
 
 // cos/sin at position_ids, for the global layers and (if they differ) the sliding-window ones;
 // mistral3's temperature.
-void Builder::positions() {
+void DecoderBuilder::positions() {
     n_.scope = "positions";
     const int64_t P = h_.n_ctx_train, half = h_.n_rot / 2;
     // Frequency factors (llama_model::get_rope_factors): rope_freqs (llama3) wins; else
@@ -457,29 +464,35 @@ void Builder::positions() {
         ff_long = factors("rope_factors_long.weight");
         ff_short = factors("rope_factors_short.weight");
     }
-    auto make = [&](float base, float scale, const char *label, std::string &cos_out,
+    auto make = [&](const RopeParams &p, const char *label, std::string &cos_out,
                     std::string &sin_out) {
         auto c = std::make_shared<std::vector<float>>(size_t(P * half));
         auto s = std::make_shared<std::vector<float>>(size_t(P * half));
         if (!ff_long.empty() || !ff_short.empty()) {
             const int64_t split = std::min<int64_t>(P, h_.n_ctx_orig);
-            rope_tables(h_, base, scale, ff_short, 0, split, c->data(), s->data());
+            rope_tables(h_, p, ff_short, 0, split, c->data(), s->data());
             if (split < P)
-                rope_tables(h_, base, scale, ff_long.empty() ? ff_short : ff_long, split, P - split,
+                rope_tables(h_, p, ff_long.empty() ? ff_short : ff_long, split, P - split,
                             c->data() + split * half, s->data() + split * half);
         } else {
-            rope_tables(h_, base, scale, ff, 0, P, c->data(), s->data());
+            rope_tables(h_, p, ff, 0, P, c->data(), s->data());
         }
         const std::string ct = table(fmt::format("gguftool:rope_cos{}", label), c, P, half);
         const std::string st = table(fmt::format("gguftool:rope_sin{}", label), s, P, half);
         cos_out = n_.unsqueeze(n_.op("Gather", {ct, "position_ids"}, "cos"), {2}, "cos4");
         sin_out = n_.unsqueeze(n_.op("Gather", {st, "position_ids"}, "sin"), {2}, "sin4");
     };
-    make(h_.freq_base, h_.freq_scale, "", cos_, sin_);
-    bool any_swa = false;
-    for (bool b : h_.swa) any_swa |= b;
-    if (any_swa && (h_.freq_base_swa != h_.freq_base || h_.freq_scale_swa != h_.freq_scale))
-        make(h_.freq_base_swa, h_.freq_scale_swa, "_swa", cos_swa_, sin_swa_);
+    bool any_rope = false, any_swa = false;
+    for (int64_t il = 0; il < h_.n_layer; ++il) {
+        any_rope |= bool(h_.rope_layers[il]);
+        any_swa |= h_.rope_layers[il] && h_.swa[il];
+    }
+    if (!any_rope) return;  // no layer rotates (granite's switch)
+    const RopeParams &g = h_.rope, &l = h_.rope_swa;
+    make(g, "", cos_, sin_);
+    if (any_swa && (l.freq_base != g.freq_base || l.freq_scale != g.freq_scale ||
+                    l.ext_factor != g.ext_factor || l.attn_factor != g.attn_factor))
+        make(l, "_swa", cos_swa_, sin_swa_);
     else {
         cos_swa_ = cos_;
         sin_swa_ = sin_;
@@ -499,7 +512,7 @@ void Builder::positions() {
     }
 }
 
-void Builder::masks() {
+void DecoderBuilder::masks() {
     n_.scope = "mask";
     const std::string total =
         n_.op("Gather", {n_.op("Shape", {"attention_mask"}, "mask_shape"), n_.i64(1)}, "total");
@@ -529,7 +542,7 @@ void Builder::masks() {
     }
 }
 
-std::string Builder::attention(int64_t il, const std::string &x) {
+std::string DecoderBuilder::attention(int64_t il, const std::string &x) {
     const int64_t H = h_.n_head, Hkv = h_.n_head_kv, D = h_.head_dim, r = H / Hkv;
     std::string q, k, v;
     if (model_.find_tensor(fmt::format("blk.{}.attn_qkv.weight", il))) {
@@ -537,24 +550,39 @@ std::string Builder::attention(int64_t il, const std::string &x) {
         q = n_.slice(all, 0, H * D, 1, "q");
         k = n_.slice(all, H * D, (H + Hkv) * D, 1, "k");
         v = n_.slice(all, (H + Hkv) * D, (H + 2 * Hkv) * D, 1, "v");
+        // No fused bias: the three separate ones, when all three are there (build_qkv).
+        if (weight(fmt::format("blk.{}.attn_qkv.bias", il), false).empty()) {
+            const std::string bq = layer_weight(il, "attn_q.bias", false),
+                              bk = layer_weight(il, "attn_k.bias", false),
+                              bv = layer_weight(il, "attn_v.bias", false);
+            if (!bq.empty() && !bk.empty() && !bv.empty()) {
+                q = n_.add(q, bq, "q_bias");
+                k = n_.add(k, bk, "k_bias");
+                v = n_.add(v, bv, "v_bias");
+            }
+        }
     } else {
         q = layer_project(x, il, "attn_q.weight", "q");
         k = layer_project(x, il, "attn_k.weight", "k");
         v = layer_project(x, il, "attn_v.weight", "v");
     }
+    auto qk_norm = [&] {
+        q = rms_norm(q, layer_weight(il, "attn_q_norm.weight"));
+        k = rms_norm(k, layer_weight(il, "attn_k_norm.weight"));
+    };
+    if (row_.qk_norm == QkNorm::whole) qk_norm();
     auto heads = [&](const std::string &t, int64_t n, std::string_view what) {
         return n_.reshape(t, heads_shape(n), fmt::format("{}_heads", what));
     };
     q = heads(q, H, "q");
     k = heads(k, Hkv, "k");
     v = heads(v, Hkv, "v");
-    if (const std::string qn = layer_weight(il, "attn_q_norm.weight", false); !qn.empty())
-        q = rms_norm(q, qn);
-    if (const std::string kn = layer_weight(il, "attn_k_norm.weight", false); !kn.empty())
-        k = rms_norm(k, kn);
+    if (row_.qk_norm == QkNorm::per_head) qk_norm();
     const bool swa = h_.swa[il];
-    q = rope(q, H, swa ? cos_swa_ : cos_, swa ? sin_swa_ : sin_);
-    k = rope(k, Hkv, swa ? cos_swa_ : cos_, swa ? sin_swa_ : sin_);
+    if (h_.rope_layers[il]) {
+        q = rope(q, H, swa ? cos_swa_ : cos_, swa ? sin_swa_ : sin_);
+        k = rope(k, Hkv, swa ? cos_swa_ : cos_, swa ? sin_swa_ : sin_);
+    }
     if (h_.q_scale != 1.0f) q = n_.mul(q, h_.q_scale, "q_scaled");
     if (!temp_.empty()) q = n_.mul(q, temp_, "q_temperature");
 
@@ -585,19 +613,19 @@ std::string Builder::attention(int64_t il, const std::string &x) {
     return layer_project(merged, il, "attn_output.weight", "attn_out");
 }
 
-std::string Builder::ffn(int64_t il, const std::string &x) {
+std::string DecoderBuilder::ffn(int64_t il, const std::string &x) {
     const int64_t F = h_.n_ff;
     std::string gate, up;
-    if (model_.find_tensor(fmt::format("blk.{}.ffn_gate.weight", il))) {
+    if (row_.ffn == Ffn::gate_up) {
         gate = layer_project(x, il, "ffn_gate.weight", "gate");
         up = layer_project(x, il, "ffn_up.weight", "up");
-    } else {  // phi3: ffn_up holds gate then up (2·n_ff rows)
+    } else {  // ffn_up holds gate then up (2·n_ff rows)
         const std::string both = layer_project(x, il, "ffn_up.weight", "gate_up");
         gate = n_.slice(both, 0, F, 1, "gate");
         up = n_.slice(both, F, 2 * F, 1, "up");
     }
     std::string act;
-    if (h_.gelu) {  // ggml_gelu: 0.5x(1 + tanh(sqrt(2/pi)·x·(1 + 0.044715x²)))
+    if (row_.act == Act::gelu) {  // ggml_gelu: 0.5x(1 + tanh(sqrt(2/pi)·x·(1 + 0.044715x²)))
         const std::string x2 = n_.mul(gate, gate, "gate_sq");
         const std::string inner =
             n_.mul(n_.mul(gate, 0.7978845608028654f, "gelu_a"),
@@ -610,17 +638,24 @@ std::string Builder::ffn(int64_t il, const std::string &x) {
     return layer_project(n_.mul(act, up, "gated"), il, "ffn_down.weight", "ffn_out");
 }
 
-std::string Builder::layer(int64_t il, const std::string &x) {
+std::string DecoderBuilder::layer(int64_t il, const std::string &x) {
     n_.scope = fmt::format("blk.{}", il);
-    std::string a = attention(il, rms_norm(x, layer_weight(il, "attn_norm.weight")));
-    if (h_.post_norms) a = rms_norm(a, layer_weight(il, "post_attention_norm.weight"));
+    auto pre = [&](const std::string &in, const char *norm) {
+        return row_.pre_norms ? rms_norm(in, layer_weight(il, norm)) : in;
+    };
+    auto post = [&](std::string out, const char *norm) {
+        if (row_.post_norms) out = rms_norm(out, layer_weight(il, norm));
+        if (h_.residual_scale != 0.0f) out = n_.mul(out, h_.residual_scale, "residual_scaled");
+        return out;
+    };
+    const std::string a =
+        post(attention(il, pre(x, "attn_norm.weight")), "post_attention_norm.weight");
     const std::string x1 = n_.add(a, x, "attn_residual");
-    std::string f = ffn(il, rms_norm(x1, layer_weight(il, "ffn_norm.weight")));
-    if (h_.post_norms) f = rms_norm(f, layer_weight(il, "post_ffw_norm.weight"));
+    const std::string f = post(ffn(il, pre(x1, "ffn_norm.weight")), "post_ffw_norm.weight");
     return n_.add(f, x1, "ffn_residual");
 }
 
-std::vector<int> Builder::build() {
+std::vector<int> DecoderBuilder::build() {
     onnx::GraphProto &graph = n_.g().plan().graph;
     const std::string batch = "batch_size", seq = "sequence_length", past = "past_sequence_length",
                       total = "total_sequence_length";
@@ -640,7 +675,7 @@ std::vector<int> Builder::build() {
     n_.scope = "embed";
     batch_seq_ = n_.op("Shape", {"input_ids"}, "batch_seq");
     std::string x = n_.reshape(embedding("input_ids"), n_.ints({-1, h_.n_embd}), "hidden");
-    if (h_.embed_scale) x = n_.mul(x, std::sqrt(float(h_.n_embd)), "scaled");
+    if (h_.embed_scale != 0.0f) x = n_.mul(x, h_.embed_scale, "scaled");
     positions();
     masks();
     for (int64_t il = 0; il < h_.n_layer; ++il) x = layer(il, x);
@@ -649,6 +684,7 @@ std::vector<int> Builder::build() {
     x = rms_norm(x, weight("output_norm.weight"));
     std::string logits =
         project(x, h_.tied ? "token_embd.weight" : "output.weight", "output.bias", "logits2");
+    if (h_.logit_scale != 0.0f) logits = n_.mul(logits, 1.0f / h_.logit_scale, "logits_scaled");
     if (h_.final_softcap != 0.0f) logits = softcap(logits, h_.final_softcap);
     n_.op_named("Reshape",
                 {logits, n_.concat({batch_seq_, n_.ints({h_.n_vocab})}, 0, "logits_shape")},
@@ -658,11 +694,12 @@ std::vector<int> Builder::build() {
 
 }  // namespace
 
-void rope_tables(const Hparams &h, float freq_base, float freq_scale,
-                 std::span<const float> factors, int64_t first, int64_t n_positions, float *cos_out,
-                 float *sin_out) {
+void rope_tables(const Hparams &h, const RopeParams &rp, std::span<const float> factors,
+                 int64_t first, int64_t n_positions, float *cos_out, float *sin_out) {
     // ggml_rope_cache_init / rope_yarn / ggml_rope_yarn_corr_dims, in float as ggml does.
     const int64_t n_dims = h.n_rot, half = n_dims / 2;
+    const float freq_base = rp.freq_base, freq_scale = rp.freq_scale;
+    const float ext_factor = rp.ext_factor, attn_factor = rp.attn_factor;
     const float theta_scale = powf(freq_base, -2.0f / float(n_dims));
     auto corr_dim = [&](float n_rot) {
         return float(n_dims) * logf(float(h.n_ctx_orig) / (n_rot * 2 * float(M_PI))) /
@@ -676,10 +713,10 @@ void rope_tables(const Hparams &h, float freq_base, float freq_scale,
             const float ff = factors.empty() ? 1.0f : factors[i];
             const float theta_extrap = theta / ff;
             const float theta_interp = freq_scale * theta_extrap;
-            float t = theta_interp, mscale = h.attn_factor;
-            if (h.ext_factor != 0.0f) {
+            float t = theta_interp, mscale = attn_factor;
+            if (ext_factor != 0.0f) {
                 const float y = float(2 * i / 2 - low) / std::max(0.001f, high - low);
-                const float ramp = (1 - std::min(1.0f, std::max(0.0f, y))) * h.ext_factor;
+                const float ramp = (1 - std::min(1.0f, std::max(0.0f, y))) * ext_factor;
                 t = theta_interp * (1 - ramp) + theta_extrap * ramp;
                 mscale *= 1.0f + 0.1f * logf(1.0f / freq_scale);
             }
@@ -693,7 +730,7 @@ void rope_tables(const Hparams &h, float freq_base, float freq_scale,
 std::vector<int> emit_decoder(GraphBuilder &g, const gguf::Model &model, const Hparams &h,
                               const Options &options, int opset,
                               std::map<std::string, size_t> *forms) {
-    Builder b(g, model, h, options, opset);
+    DecoderBuilder b(g, model, h, *find_arch(h.arch), options, opset);
     std::vector<int> nodes = b.build();
     if (forms) *forms = b.forms;
     return nodes;

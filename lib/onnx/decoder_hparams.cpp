@@ -1,6 +1,6 @@
 // The decoder's hyperparameters from a GGUF file, by llama.cpp's rules (src/llama-model.cpp
-// load_hparams and src/models/<arch>.cpp load_arch_hparams of the pinned version): one row per
-// architecture, the keys every architecture shares read once.
+// load_hparams and src/models/<arch>.cpp load_arch_hparams of the pinned version): the keys every
+// architecture shares read once, the others as the architecture's row (decoder_arch.cpp) says.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -10,21 +10,6 @@
 namespace gguftool::decoder {
 namespace detail {
 namespace {
-
-// What an architecture does beyond the common pre-norm decoder (MODEL-FACTS §1.3-1.8).
-// clang-format off
-const ArchRow kArchs[] = {
-    // name      model_type     class                 neox   gelu   embsc  qscale post   qknorm tied   swa          27B layers
-    {"llama",    "llama",       "LlamaForCausalLM",   false, false, false, false, false, false, false, Swa::none,   0},
-    {"mistral3", "mistral",     "MistralForCausalLM", false, false, false, false, false, false, false, Swa::none,   0},
-    {"qwen2",    "qwen2",       "Qwen2ForCausalLM",   true,  false, false, false, false, false, false, Swa::none,   0},
-    {"qwen3",    "qwen3",       "Qwen3ForCausalLM",   true,  false, false, false, false, true,  false, Swa::none,   0},
-    {"gemma",    "gemma",       "GemmaForCausalLM",   true,  true,  true,  true,  false, false, true,  Swa::none,   0},
-    {"gemma2",   "gemma2",      "Gemma2ForCausalLM",  true,  true,  true,  true,  true,  false, true,  Swa::gemma2, 46},
-    {"gemma3",   "gemma3_text", "Gemma3ForCausalLM",  true,  true,  true,  true,  true,  true,  false, Swa::gemma3, 62},
-    {"phi3",     "phi3",        "Phi3ForCausalLM",    true,  false, false, true,  false, false, false, Swa::none,   0},
-};
-// clang-format on
 
 // Metadata access naming the file and key in every error.
 class Keys {
@@ -111,23 +96,7 @@ void swa_pattern(const Keys &k, Hparams &h, uint32_t period) {
 
 }  // namespace
 
-const ArchRow *find_arch(std::string_view name) {
-    for (const ArchRow &r : kArchs)
-        if (r.name == name) return &r;
-    return nullptr;
-}
-
-std::span<const ArchRow> arch_rows() {
-    return kArchs;
-}
-
 }  // namespace detail
-
-std::vector<std::string_view> architectures() {
-    std::vector<std::string_view> out;
-    for (const detail::ArchRow &r : detail::arch_rows()) out.push_back(r.name);
-    return out;
-}
 
 Hparams read_hparams(const gguf::Model &model) {
     using namespace detail;
@@ -174,19 +143,15 @@ Hparams read_hparams(const gguf::Model &model) {
     if (h.n_rot <= 0 || h.n_rot > h.head_dim || h.n_rot % 2 != 0)
         k.fail(k.find("rope.dimension_count"), "rope.dimension_count",
                fmt::format("{} rotated dimensions for a head of {}", h.n_rot, h.head_dim));
-    if (h.arch == "llama" && h.n_rot != h.head_dim)
+    if (row->full_rotary && h.n_rot != h.head_dim)
         k.fail(k.find("rope.dimension_count"), "rope.dimension_count",
                fmt::format("invalid n_rot {}, expected {}", h.n_rot, h.head_dim));
     h.rms_eps = k.real("attention.layer_norm_rms_epsilon", -1);
     if (h.rms_eps < 0) k.fail(nullptr, "attention.layer_norm_rms_epsilon", "missing");
-    h.rope_neox = row->neox;
-    h.gelu = row->gelu;
-    h.embed_scale = row->embed_scale;
-    h.post_norms = row->post_norms;
 
     // RoPE (llama_model_base::load_hparams, llama_context's cparams).
     h.n_ctx_orig = k.integer("rope.scaling.original_context_length", h.n_ctx_train);
-    h.freq_base = k.real("rope.freq_base", 10000.0f);
+    h.rope.freq_base = k.real("rope.freq_base", 10000.0f);
     h.rope_scaling = k.string("rope.scaling.type", "linear");
     if (h.rope_scaling != "none" && h.rope_scaling != "linear" && h.rope_scaling != "yarn" &&
         h.rope_scaling != "longrope")
@@ -196,11 +161,11 @@ Hparams read_hparams(const gguf::Model &model) {
                            h.rope_scaling));
     float factor = k.real("rope.scaling.factor", 0.0f);
     if (!k.find("rope.scaling.factor")) factor = k.real("rope.scale_linear", 0.0f);
-    h.freq_scale = factor == 0.0f ? 1.0f : 1.0f / factor;
-    if (h.rope_scaling == "none") h.freq_scale = 1.0f;
+    h.rope.freq_scale = factor == 0.0f ? 1.0f : 1.0f / factor;
+    if (h.rope_scaling == "none") h.rope.freq_scale = 1.0f;
     const float rope_attn_factor = k.real("rope.scaling.attn_factor", 1.0f);
     float log_mul = 0;
-    if (h.arch == "mistral3") {
+    if (row->yarn_keys) {  // mistral3's load_arch_hparams
         h.beta_fast = k.real("rope.scaling.yarn_beta_fast", h.beta_fast);
         h.beta_slow = k.real("rope.scaling.yarn_beta_slow", h.beta_slow);
         log_mul = k.real("rope.scaling.yarn_log_multiplier", 0.0f);
@@ -212,40 +177,61 @@ Hparams read_hparams(const gguf::Model &model) {
                        "needs rope.scaling.original_context_length");
         }
     }
-    h.ext_factor = h.rope_scaling == "yarn" ? 1.0f : 0.0f;
-    h.attn_factor = 1.0f;
-    if (h.ext_factor != 0) {
+    h.rope.ext_factor = h.rope_scaling == "yarn" ? 1.0f : 0.0f;
+    h.rope.attn_factor = 1.0f;
+    if (h.rope.ext_factor != 0) {
         auto mscale = [](float scale, float m) {
             return scale <= 1.0f ? 1.0f : (0.1f * m * logf(scale) + 1.0f);
         };
-        const float f = 1.0f / h.freq_scale;
-        h.attn_factor = log_mul != 0.0f ? mscale(f, 1.0f) / mscale(f, log_mul) : mscale(f, 1.0f);
-        h.attn_factor *= 1.0f / (1.0f + 0.1f * logf(f));
+        const float f = 1.0f / h.rope.freq_scale;
+        h.rope.attn_factor =
+            log_mul != 0.0f ? mscale(f, 1.0f) / mscale(f, log_mul) : mscale(f, 1.0f);
+        h.rope.attn_factor *= 1.0f / (1.0f + 0.1f * logf(f));
     }
-    h.attn_factor *= rope_attn_factor;
+    h.rope.attn_factor *= rope_attn_factor;
+    // Which layers rotate: all, but every no_rope_period-th (smollm3), or none when the
+    // rope.scaling.finetuned switch is off (granite's load_arch_hparams fills rope_pattern).
+    h.rope_layers.assign(h.n_layer, true);
+    if (row->no_rope_period > 0)
+        for (int64_t il = 0; il < h.n_layer; ++il)
+            h.rope_layers[il] = (il + 1) % row->no_rope_period != 0;
+    if (row->rope_switch) {
+        const gguf::MetadataEntry *e = k.find("rope.scaling.finetuned");
+        if (e && e->value.type() != gguf::ValueType::bool_)
+            k.fail(e, "rope.scaling.finetuned", "not a bool");
+        if (e && !e->value.as_bool()) h.rope_layers.assign(h.n_layer, false);
+    }
 
-    // Sliding windows and the per-architecture scales.
+    // Sliding windows.
     h.swa.assign(h.n_layer, false);
-    h.freq_base_swa = 10000.0f;
-    h.freq_scale_swa = 1.0f;
+    h.rope_swa = h.rope;
     if (row->swa == Swa::gemma2) {
-        h.n_swa = 4096;
+        h.n_swa = uint32_t(k.integer("attention.sliding_window", 4096));
         swa_pattern(k, h, 2);
-        h.freq_base_swa = k.real("rope.freq_base_swa", h.freq_base);
-        h.freq_scale_swa = h.freq_scale;
-        h.n_swa = uint32_t(k.integer("attention.sliding_window", h.n_swa));
+        h.rope_swa.freq_base = k.real("rope.freq_base_swa", h.rope.freq_base);
         h.attn_softcap = k.real("attn_logit_softcapping", 0.0f);
         h.final_softcap = k.real("final_logit_softcapping", 0.0f);
     } else if (row->swa == Swa::gemma3) {
         h.n_swa = uint32_t(k.integer("attention.sliding_window", 0));
         if (h.n_swa > 0) {
             swa_pattern(k, h, 6);
-            h.freq_base_swa = k.real("rope.freq_base_swa", 10000.0f);
+            h.rope_swa.freq_base = k.real("rope.freq_base_swa", 10000.0f);
+            h.rope_swa.freq_scale = 1.0f;
         }
         h.final_softcap = k.real("final_logit_softcapping", 0.0f);
+    } else if (row->swa == Swa::olmo2) {
+        h.n_swa = uint32_t(k.integer("attention.sliding_window", 0));
+        if (h.n_swa > 0) {
+            swa_pattern(k, h, 4);
+            h.rope_swa.freq_scale = 1.0f;
+            h.rope_swa.ext_factor = 0.0f;
+            h.rope_swa.attn_factor = 1.0f;
+        }
     }
     // phi3's sliding window is disabled in llama.cpp ("Phi SWA is currently disabled"): none.
     if (h.n_swa == 0) h.swa.assign(h.n_layer, false);
+
+    // Scales.
     const float head_scale = 1.0f / std::sqrt(float(h.head_dim));
     if (row->q_scaled) {
         h.kq_scale = 1.0f;
@@ -255,12 +241,22 @@ Hparams read_hparams(const gguf::Model &model) {
     } else {
         h.kq_scale = head_scale;
     }
+    if (row->embed_scale_sqrt) h.embed_scale = std::sqrt(float(h.n_embd));
+    if (row->multipliers) {
+        if (const float s = k.real("attention.scale", 0.0f); s != 0.0f) h.kq_scale = s;
+        h.embed_scale = k.real("embedding_scale", 0.0f);
+        h.residual_scale = k.real("residual_scale", 0.0f);
+        h.logit_scale = k.real("logit_scale", 0.0f);
+        if (!k.find("logit_scale")) k.fail(nullptr, "logit_scale", "missing");
+        if (h.logit_scale == 0.0f) k.fail(k.find("logit_scale"), "logit_scale", "zero");
+    }
 
     // The vocabulary: token_embd's rows (llama.cpp creates it {n_embd, n_vocab}).
     const gguf::TensorInfo *embd = model.find_tensor("token_embd.weight");
     if (!embd) throw Error(path, std::nullopt, "tensor token_embd.weight: missing");
     h.n_vocab = int64_t(embd->ne[1]);
-    h.tied = row->always_tied || !model.find_tensor("output.weight");
+    h.tied = row->head == Head::tied ||
+             (row->head == Head::optional && !model.find_tensor("output.weight"));
     h.bos = optional_id(model, "tokenizer.ggml.bos_token_id");
     h.eos = optional_id(model, "tokenizer.ggml.eos_token_id");
     h.pad = optional_id(model, "tokenizer.ggml.padding_token_id");

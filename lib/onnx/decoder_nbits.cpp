@@ -1,9 +1,9 @@
-// GGUF blocks as onnxruntime's MatMulNBits operands (com.microsoft, MODEL-FACTS §5.2): per weight
-// row, B [k_blocks][block·bits/8] (bits 4: element 2i in the low nibble of byte i, 2i+1 in the
-// high one; bits 8: one byte per element) and scales [k_blocks], codes stored symmetric so that
-// MatMulNBits' default zero point (8 for 4 bits, 128 for 8) applies: no zero-point input, which
-// keeps onnxruntime on its packed integer kernels (a float zero point sends it to a path that
-// decodes the whole matrix on every call).
+// GGUF blocks as onnxruntime's MatMulNBits operands (com.microsoft.MatMulNBits, onnxruntime's
+// docs/ContribOperators.md): per weight row, B [k_blocks][block·bits/8] (bits 4: element 2i in
+// the low nibble of byte i, 2i+1 in the high one; bits 8: one byte per element) and scales
+// [k_blocks], codes stored symmetric so that MatMulNBits' default zero point (8 for 4 bits, 128
+// for 8) applies: no zero-point input, which keeps onnxruntime on its packed integer kernels (a
+// float zero point sends it to a path that decodes the whole matrix on every call).
 //
 // One row per format. Exact (the same single rounding as ggml's dequantizer): q4_0, q8_0, q5_0,
 // q3_K (4 bits, block 16) and q6_K (8 bits, block 16), whose scale product d·sc is ggml's. The

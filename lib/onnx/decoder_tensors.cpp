@@ -47,9 +47,15 @@ void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &ro
     expect("output.bias", {V}, false);
     for (int64_t il = 0; il < h.n_layer; ++il) {
         auto n = [il](std::string_view what) { return fmt::format("blk.{}.{}", il, what); };
-        expect(n("attn_norm.weight"), {E}, true);
+        expect(n("attn_norm.weight"), {E}, row.pre_norms);
+        // Q, K and V fused or apart, for every architecture (create_tensor_qkv in
+        // src/llama-model.cpp): a fused one may carry its own bias or the three separate ones.
         if (expect(n("attn_qkv.weight"), {E, (H + 2 * Hkv) * D}, false)) {
-            expect(n("attn_qkv.bias"), {(H + 2 * Hkv) * D}, false);
+            if (!expect(n("attn_qkv.bias"), {(H + 2 * Hkv) * D}, false)) {
+                expect(n("attn_q.bias"), {H * D}, false);
+                expect(n("attn_k.bias"), {Hkv * D}, false);
+                expect(n("attn_v.bias"), {Hkv * D}, false);
+            }
         } else {
             expect(n("attn_q.weight"), {E, H * D}, true);
             expect(n("attn_k.weight"), {E, Hkv * D}, true);
@@ -60,16 +66,22 @@ void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &ro
         }
         expect(n("attn_output.weight"), {H * D, E}, true);
         expect(n("attn_output.bias"), {E}, false);
-        expect(n("attn_q_norm.weight"), {D}, row.qk_norm);
-        expect(n("attn_k_norm.weight"), {D}, row.qk_norm);
+        if (row.qk_norm == QkNorm::per_head) {
+            expect(n("attn_q_norm.weight"), {D}, true);
+            expect(n("attn_k_norm.weight"), {D}, true);
+        } else if (row.qk_norm == QkNorm::whole) {
+            expect(n("attn_q_norm.weight"), {H * D}, true);
+            expect(n("attn_k_norm.weight"), {Hkv * D}, true);
+        }
         expect(n("post_attention_norm.weight"), {E}, row.post_norms);
         expect(n("post_ffw_norm.weight"), {E}, row.post_norms);
-        expect(n("ffn_norm.weight"), {E}, true);
-        if (expect(n("ffn_gate.weight"), {E, F}, h.arch != "phi3")) {
+        expect(n("ffn_norm.weight"), {E}, row.pre_norms);
+        if (row.ffn == Ffn::gate_up) {
+            expect(n("ffn_gate.weight"), {E, F}, true);
             expect(n("ffn_up.weight"), {E, F}, true);
             expect(n("ffn_gate.bias"), {F}, false);
             expect(n("ffn_up.bias"), {F}, false);
-        } else {  // fused gate and up (phi3)
+        } else {
             expect(n("ffn_up.weight"), {E, 2 * F}, true);
             expect(n("ffn_up.bias"), {2 * F}, false);
         }

@@ -21,7 +21,8 @@ namespace {
 using runtime::Shape;
 using runtime::Tensor;
 
-// The tolerance rows, loosest last (MODEL-FACTS §1.9). Measured on the tiny models of every
+// The tolerance rows, loosest last (the rounding is llama.cpp's: ggml-cpu's vec_dot_type of each
+// weight type, ggml/src/ggml-cpu/ggml-cpu.c type_traits_cpu). Measured on the tiny models of every
 // architecture (tools/make_tiny_decoder, 12-token prefill and a step, lowered to opset 21 and run
 // in onnxruntime): F32 weights at most 3.1e-4 of the spread (gemma3: llama.cpp's fp16-table GELU;
 // 9e-7 elsewhere), KL 4e-8; F16/BF16 (llama.cpp rounds activations to fp16/bf16) 4.0e-3, KL 7e-5;

@@ -1,6 +1,6 @@
 // GGUF -> a runnable ONNX decoder: the whole model (embedding, every layer with its KV cache,
 // the head) as one graph, in the layout Optimum and transformers.js use, computing what llama.cpp
-// computes from the same file (../shared/llm/MODEL-FACTS.md).
+// computes from the same file (llama.cpp's src/models/<arch>.cpp and src/llama-graph.cpp).
 //
 // The package is a directory:
 //   OUT/onnx/model.onnx, OUT/onnx/model.onnx_data   the graph and the tensor bytes
@@ -35,8 +35,15 @@ namespace gguftool::decoder {
 // The architectures exported, as general.architecture names them.
 std::vector<std::string_view> architectures();
 
+// One set of RoPE parameters (ggml_rope_ext's freq_base, freq_scale, ext_factor, attn_factor).
+struct RopeParams {
+    float freq_base = 10000, freq_scale = 1;
+    float ext_factor = 0;   // YaRN's extrapolation mix (0: none)
+    float attn_factor = 1;  // cos and sin are multiplied by it
+};
+
 // What the graph is built from, read from the GGUF metadata and tensors (llama.cpp's rules and
-// defaults, per architecture).
+// defaults, per architecture: the structural quirks stay in the architecture's row).
 struct Hparams {
     std::string arch;
     int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0;
@@ -45,25 +52,23 @@ struct Hparams {
     int64_t n_ctx_train = 0;
     int64_t n_rot = 0;  // rotated dimensions of each head (<= head_dim)
     float rms_eps = 0;
-    bool rope_neox = false;    // NEOX (half-split pairs) or NORM (adjacent pairs)
     std::string rope_scaling;  // "none", "linear", "yarn", "longrope"
-    float freq_base = 10000, freq_scale = 1;
-    float freq_base_swa = 10000, freq_scale_swa = 1;
-    float ext_factor = 0;   // YaRN's extrapolation mix (0: none)
-    float attn_factor = 1;  // cos and sin are multiplied by it
+    RopeParams rope;           // the global layers'
+    RopeParams rope_swa;       // the sliding-window layers'
     float beta_fast = 32, beta_slow = 1;
     int64_t n_ctx_orig = 0;
-    uint32_t n_swa = 0;         // sliding window (tokens, the current one included); 0: none
-    std::vector<bool> swa;      // per layer: uses the sliding window
-    float attn_softcap = 0;     // scores = c * tanh(scores / c); 0: none
-    float final_softcap = 0;    // logits likewise
-    float kq_scale = 1;         // applied to the scores (llama, qwen, mistral3)
-    float q_scale = 1;          // applied to Q after RoPE (gemma*, phi3)
-    float attn_temp_scale = 0;  // mistral3: Q *= 1 + s * ln(floor(p / floor_scale) + 1)
+    std::vector<bool> rope_layers;  // per layer: RoPE applied (smollm3, granite switch it off)
+    uint32_t n_swa = 0;             // sliding window (tokens, the current one included); 0: none
+    std::vector<bool> swa;          // per layer: uses the sliding window
+    float attn_softcap = 0;         // scores = c * tanh(scores / c); 0: none
+    float final_softcap = 0;        // logits likewise
+    float kq_scale = 1;             // applied to the scores (llama, qwen, mistral3, granite...)
+    float q_scale = 1;              // applied to Q after RoPE (gemma*, phi3)
+    float attn_temp_scale = 0;      // mistral3: Q *= 1 + s * ln(floor(p / floor_scale) + 1)
     int64_t attn_temp_floor = 0;
-    bool embed_scale = false;  // x = embedding * sqrt(n_embd) (gemma*)
-    bool gelu = false;         // GELU (tanh) gated FFN, else SiLU
-    bool post_norms = false;   // gemma2/3: norms after attention and FFN
+    float embed_scale = 0;     // x = embedding * embed_scale (gemma*: sqrt(n_embd)); 0: none
+    float residual_scale = 0;  // attention and FFN outputs * it before the residual add; 0: none
+    float logit_scale = 0;     // logits / it; 0: none
     bool tied = false;         // the head is token_embd
     int64_t bos = -1, eos = -1, pad = -1;
 };

@@ -5,7 +5,8 @@
 //
 // llama.cpp runs with an F32 KV cache, flash attention off and no weight repacking; it still
 // rounds activations to fp16 for F16 weights and quantizes them to Q8_0/Q8_K for quantized ones
-// (MODEL-FACTS §1.9), so the tolerance depends on the weights' types (Tolerance below).
+// (the weight type's vec_dot_type in ggml/src/ggml-cpu/ggml-cpu.c), so the tolerance depends on the
+// weights' types (Tolerance below).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,102 @@
+// The architectures the decoder export knows: one row each, every quirk a named field (decoder.hpp
+// says what each means), from llama.cpp's src/models/<arch>.cpp of the pinned version. A new
+// architecture is a row here (and, if it has a quirk no row has yet, that field in decoder.hpp
+// and where the hparams reader or the graph uses it).
+#include "decoder.hpp"
+
+namespace gguftool::decoder {
+namespace detail {
+namespace {
+
+const ArchRow kArchs[] = {
+    {.name = "llama", .model_type = "llama", .hf_class = "LlamaForCausalLM", .full_rotary = true},
+    {.name = "mistral3",
+     .model_type = "mistral",
+     .hf_class = "MistralForCausalLM",
+     .yarn_keys = true},
+    {.name = "qwen2", .model_type = "qwen2", .hf_class = "Qwen2ForCausalLM", .rope = Rope::neox},
+    {.name = "qwen3",
+     .model_type = "qwen3",
+     .hf_class = "Qwen3ForCausalLM",
+     .rope = Rope::neox,
+     .qk_norm = QkNorm::per_head},
+    {.name = "gemma",
+     .model_type = "gemma",
+     .hf_class = "GemmaForCausalLM",
+     .rope = Rope::neox,
+     .act = Act::gelu,
+     .head = Head::tied,
+     .embed_scale_sqrt = true,
+     .q_scaled = true},
+    {.name = "gemma2",
+     .model_type = "gemma2",
+     .hf_class = "Gemma2ForCausalLM",
+     .rope = Rope::neox,
+     .act = Act::gelu,
+     .post_norms = true,
+     .head = Head::tied,
+     .embed_scale_sqrt = true,
+     .q_scaled = true,
+     .layers_27b = 46,
+     .swa = Swa::gemma2},
+    {.name = "gemma3",
+     .model_type = "gemma3_text",
+     .hf_class = "Gemma3ForCausalLM",
+     .rope = Rope::neox,
+     .act = Act::gelu,
+     .post_norms = true,
+     .qk_norm = QkNorm::per_head,
+     .embed_scale_sqrt = true,
+     .q_scaled = true,
+     .layers_27b = 62,
+     .swa = Swa::gemma3},
+    {.name = "phi3",
+     .model_type = "phi3",
+     .hf_class = "Phi3ForCausalLM",
+     .rope = Rope::neox,
+     .ffn = Ffn::fused_gate_up,
+     .q_scaled = true},
+    {.name = "smollm3",
+     .model_type = "smollm3",
+     .hf_class = "SmolLM3ForCausalLM",
+     .full_rotary = true,
+     .no_rope_period = 4},
+    {.name = "olmo2",
+     .model_type = "olmo2",
+     .hf_class = "Olmo2ForCausalLM",
+     .rope = Rope::neox,
+     .full_rotary = true,
+     .pre_norms = false,
+     .post_norms = true,
+     .qk_norm = QkNorm::whole,
+     .head = Head::untied,
+     .swa = Swa::olmo2},
+    {.name = "granite",
+     .model_type = "granite",
+     .hf_class = "GraniteForCausalLM",
+     .full_rotary = true,
+     .rope_switch = true,
+     .multipliers = true},
+};
+
+}  // namespace
+
+const ArchRow *find_arch(std::string_view name) {
+    for (const ArchRow &r : kArchs)
+        if (r.name == name) return &r;
+    return nullptr;
+}
+
+std::span<const ArchRow> arch_rows() {
+    return kArchs;
+}
+
+}  // namespace detail
+
+std::vector<std::string_view> architectures() {
+    std::vector<std::string_view> out;
+    for (const detail::ArchRow &r : detail::arch_rows()) out.push_back(r.name);
+    return out;
+}
+
+}  // namespace gguftool::decoder
