@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "decoder_fixtures.hpp"
 #include "gguftool/decoder_export.hpp"
@@ -173,11 +174,13 @@ INSTANTIATE_TEST_SUITE_P(
     testkit::DecoderParamName());
 
 // The other tiny models (tied head and biases, rope_freqs, YaRN, q/k norms, gemma's embedding
-// scale) in three formats: 4 bits exact, 4 bits with offsets (a tied head sharing the embedding's
-// bytes and offsets), 8 bits block 16.
+// scale, smollm3's unrotated layers, olmo2's norms, granite's multipliers) in three formats: 4 bits
+// exact, 4 bits with offsets (a tied head sharing the embedding's bytes and offsets), 8 bits
+// block 16.
 INSTANTIATE_TEST_SUITE_P(TinyOthers, DecoderNbits,
                          ::testing::Combine(::testing::Values("llama-tied-bias", "llama3",
-                                                              "mistral3", "qwen3", "gemma"),
+                                                              "mistral3", "qwen3", "gemma",
+                                                              "smollm3", "olmo2", "granite"),
                                             ::testing::Values("Q4_0", "Q4_K_M", "Q6_K")),
                          testkit::DecoderParamName());
 
@@ -253,22 +256,84 @@ TEST_F(DecoderRejects, OneFlippedScaleByte) {
     EXPECT_FALSE(r.pass) << describe(r);
 }
 
+// `in` with its architecture renamed to `to` (general.architecture and every "<from>." key).
+void rename_arch(const std::string &in, const std::string &out, const std::string &from,
+                 const std::string &to) {
+    rewrite(in, out, [&](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
+        for (gguf::MetadataItem &m : h.metadata) {
+            if (m.key == "general.architecture")
+                m.value = gguf::MetaValue::str(to);
+            else if (m.key.rfind(from + ".", 0) == 0)
+                m.key = to + "." + m.key.substr(from.size() + 1);
+        }
+    });
+}
+
+// `in` with the metadata key `key` removed (or, with `value`, set).
+void edit_key(const std::string &in, const std::string &out, const std::string &key,
+              std::optional<gguf::MetaValue> value = std::nullopt) {
+    rewrite(in, out, [&](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
+        std::erase_if(h.metadata, [&](const gguf::MetadataItem &m) { return m.key == key; });
+        if (value) h.metadata.push_back({key, *value});
+    });
+}
+
 TEST_F(DecoderRejects, TheRopeTypeSwapped) {
     // The llama model's keys under arch qwen2 (same tensors, NEOX rope instead of NORM).
     const std::string gguf = testkit::decoder_gguf("llama", "F32");
     const std::string swapped = (dir_ / "neox.gguf").string();
-    rewrite(gguf, swapped,
-            [](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
-                for (gguf::MetadataItem &m : h.metadata) {
-                    if (m.key == "general.architecture")
-                        m.value = gguf::MetaValue::str("qwen2");
-                    else if (m.key.rfind("llama.", 0) == 0)
-                        m.key = "qwen2." + m.key.substr(6);
-                }
-            });
+    rename_arch(gguf, swapped, "llama", "qwen2");
     decoder::export_decoder(gguf::Model::open(swapped), (dir_ / "pkg").string(), {});
     const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
     EXPECT_FALSE(r.pass) << describe(r);
+}
+
+// Each quirk of the three architectures added as rows shows in the tiny model's logits: an export
+// that ignores it is rejected.
+TEST_F(DecoderRejects, SmolLM3RotatingEveryLayer) {
+    // Under arch llama every layer rotates, layer 3 included.
+    const std::string gguf = testkit::decoder_gguf("smollm3", "F32");
+    const std::string as_llama = (dir_ / "llama.gguf").string();
+    rename_arch(gguf, as_llama, "smollm3", "llama");
+    decoder::export_decoder(gguf::Model::open(as_llama), (dir_ / "pkg").string(), {});
+    const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
+    EXPECT_FALSE(r.pass) << describe(r);
+}
+
+TEST_F(DecoderRejects, Olmo2WithoutItsSlidingWindow) {
+    // Layer 0 then attends to every key and rotates with YaRN, as the global layer does.
+    const std::string gguf = testkit::decoder_gguf("olmo2", "F32");
+    const std::string global = (dir_ / "global.gguf").string();
+    edit_key(gguf, global, "olmo2.attention.sliding_window");
+    decoder::export_decoder(gguf::Model::open(global), (dir_ / "pkg").string(), {});
+    const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
+    EXPECT_FALSE(r.pass) << describe(r);
+}
+
+TEST_F(DecoderRejects, GraniteWithoutEachMultiplier) {
+    const std::string gguf = testkit::decoder_gguf("granite", "F32");
+    for (const char *key :
+         {"granite.embedding_scale", "granite.attention.scale", "granite.residual_scale"}) {
+        const fs::path pkg = dir_ / (std::string("pkg-") + key);
+        const std::string without = (dir_ / (std::string(key) + ".gguf")).string();
+        edit_key(gguf, without, key);
+        decoder::export_decoder(gguf::Model::open(without), pkg.string(), {});
+        const verify::DecoderReport r = verify_package(gguf, pkg.string(), 1);
+        EXPECT_FALSE(r.pass) << key << ": " << describe(r);
+    }
+}
+
+// granite.rope.scaling.finetuned = false switches RoPE off in every layer, in llama.cpp and here.
+TEST_F(DecoderRejects, GraniteWithRopeSwitchedOffAgreesAndDiffers) {
+    REQUIRE_LLAMA();
+    const std::string gguf = testkit::decoder_gguf("granite", "F32");
+    const std::string off = (dir_ / "off.gguf").string();
+    edit_key(gguf, off, "granite.rope.scaling.finetuned", gguf::MetaValue::boolean(false));
+    decoder::export_decoder(gguf::Model::open(off), (dir_ / "pkg").string(), {});
+    const verify::DecoderReport same = verify_package(off, (dir_ / "pkg").string(), 1);
+    EXPECT_TRUE(same.pass) << describe(same);
+    const verify::DecoderReport other = verify_package(gguf, (dir_ / "pkg").string(), 1);
+    EXPECT_FALSE(other.pass) << describe(other);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -174,18 +174,16 @@ void expect_transformers_js_greedy(const std::string &gguf, const std::string &p
     EXPECT_EQ(got, want) << r.out;
 }
 
-class DecoderOrt : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
-
-TEST_P(DecoderOrt, StepsAgreeWithExecutorAndLlamaCpp) {
-    SKIP_WITHOUT_ORT();
-    SKIP_WITHOUT_LLAMA();
-    const auto &[variant, type] = GetParam();
+// The package of `variant` in `type` (lowered; `nbits`: --weights nbits, onnxruntime's own
+// MatMulNBits and GatherBlockQuantized) run in onnxruntime for the prompt and `steps` single
+// steps: within 1e-5 (relative) of the executor and within verify's tolerance of llama.cpp.
+void expect_steps_agree(const std::string &variant, const std::string &type, bool nbits,
+                        int steps) {
     const std::string gguf = testkit::decoder_gguf(variant, type);
-    const std::string package = testkit::decoder_package(variant, type, kOrtOpset);
+    const std::string package = testkit::decoder_package(variant, type, kOrtOpset, nbits);
     const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
-    constexpr int kSteps = 4;
-    const Reference ref = llama_reference(gguf, kSteps);
-    const std::vector<Step> plan = single_plan(ref, kSteps);
+    const Reference ref = llama_reference(gguf, steps);
+    const std::vector<Step> plan = single_plan(ref, steps);
     TempDir tmp;
     const auto ort = run_in_ort(package, h, plan, tmp);
     const auto ours = testkit::run_decoder_plan(package, h, plan);
@@ -201,37 +199,25 @@ TEST_P(DecoderOrt, StepsAgreeWithExecutorAndLlamaCpp) {
     }
 }
 
+class DecoderOrt : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(DecoderOrt, StepsAgreeWithExecutorAndLlamaCpp) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    expect_steps_agree(std::get<0>(GetParam()), std::get<1>(GetParam()), false, 4);
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrt,
                          ::testing::Combine(::testing::ValuesIn(testkit::tiny_decoder_names()),
                                             ::testing::Values("F32", "Q4_K_M")),
                          testkit::DecoderParamName());
 
-// --weights nbits: onnxruntime's own MatMulNBits and GatherBlockQuantized, against the executor's
-// and against llama.cpp.
 class DecoderOrtNbits : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(DecoderOrtNbits, StepsAgreeWithExecutorAndLlamaCpp) {
     SKIP_WITHOUT_ORT();
     SKIP_WITHOUT_LLAMA();
-    const auto &[variant, type] = GetParam();
-    const std::string gguf = testkit::decoder_gguf(variant, type);
-    const std::string package = testkit::decoder_package(variant, type, kOrtOpset, true);
-    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
-    constexpr int kSteps = 2;
-    const Reference ref = llama_reference(gguf, kSteps);
-    const std::vector<Step> plan = single_plan(ref, kSteps);
-    TempDir tmp;
-    const auto ort = run_in_ort(package, h, plan, tmp);
-    const auto ours = testkit::run_decoder_plan(package, h, plan);
-    const double tolerance = verify::decoder_tolerance(gguf).relative;
-    ASSERT_EQ(ort.size(), plan.size());
-    for (size_t s = 0; s < plan.size(); ++s) {
-        ASSERT_EQ(ort[s].size(), ref.logits[s].size()) << "step " << s;
-        EXPECT_LE(relative_gap(ort[s].data(), ours[s].data(), ours[s].size()), 1e-5)
-            << "step " << s << ": onnxruntime against the executor";
-        EXPECT_LE(spread_gap(ort[s], ref.logits[s], h.n_vocab), tolerance)
-            << "step " << s << ": onnxruntime against llama.cpp";
-    }
+    expect_steps_agree(std::get<0>(GetParam()), std::get<1>(GetParam()), true, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
@@ -239,6 +225,13 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
                                             ::testing::Values("Q4_0", "Q4_1", "Q8_0", "Q2_K",
                                                               "Q3_K_M", "Q4_K_M", "Q5_K_M",
                                                               "Q6_K")),
+                         testkit::DecoderParamName());
+
+// The architectures added as rows (smollm3, olmo2, granite) in a format of each kind: exact 4 bits,
+// 4 bits with offsets, 8 bits block 16.
+INSTANTIATE_TEST_SUITE_P(TinyRows, DecoderOrtNbits,
+                         ::testing::Combine(::testing::Values("smollm3", "olmo2", "granite"),
+                                            ::testing::Values("Q4_0", "Q4_K_M", "Q6_K")),
                          testkit::DecoderParamName());
 
 // --weights nbits --accuracy-level 4: onnxruntime quantizes the activations to int8 per block of

@@ -56,7 +56,9 @@ struct Variant {
     bool fused_qkv = false;
     bool fused_up = false;  // ffn_up holds gate and up rows, no ffn_gate
     bool qk_norm = false;
-    bool post_norms = false;  // post_attention_norm and post_ffw_norm
+    bool qk_norm_whole = false;  // q/k norms over the whole projection (olmo2), not each head
+    bool pre_norms = true;       // attn_norm and ffn_norm
+    bool post_norms = false;     // post_attention_norm and post_ffw_norm
     float freq_base = 10000.0f;
     float freq_base_swa = 0;
     const char *scaling_type = nullptr;
@@ -70,6 +72,12 @@ struct Variant {
     float temperature_scale = 0;
     std::optional<uint32_t> sliding_window = std::nullopt;
     uint32_t swa_pattern = 0;
+    bool swa_pattern_array = false;  // the pattern as one bool per layer (il % period < period - 1)
+    // granite's multipliers (0: key not written)
+    float embedding_scale = 0;
+    float attention_scale = 0;
+    float residual_scale = 0;
+    float logit_scale = 0;
     float attn_softcap = 0;
     float final_softcap = 0;
 };
@@ -187,6 +195,43 @@ const Variant kVariants[] = {
      .rope_attn_factor = kPhi3AttnFactor,
      .rope_factors = RopeFactors::long_short,
      .sliding_window = 0},
+    // Layers 0-2 rotate, layer 3 does not ((il + 1) % 4 == 0).
+    {.name = "smollm3",
+     .arch = "smollm3",
+     .features = "no RoPE on every 4th layer (4 layers: layer 3 unrotated), tied head, norm rope",
+     .layers = 4,
+     .embd_std = kTiedEmbdStd,
+     .tied = true,
+     .freq_base = 2000000.0f},
+    // OLMo 3's layout (arch olmo2 with a sliding window): no pre-norms, post norms, q/k norms over
+    // the whole projection, YaRN x4 over an original context of 8 on the global layer 1, the local
+    // layer 0 (window 4, pattern as a bool array) rotating without scaling.
+    {.name = "olmo2",
+     .arch = "olmo2",
+     .features = "no pre-norms, post norms, q/k norms over the whole projection, untied, neox "
+                 "rope; sliding window 4 on layer 0 (bool pattern), YaRN x4 on layer 1",
+     .qk_norm = true,
+     .qk_norm_whole = true,
+     .pre_norms = false,
+     .post_norms = true,
+     .freq_base = 500000.0f,
+     .scaling_type = "yarn",
+     .scaling_factor = 4.0f,
+     .orig_ctx = 8,
+     .sliding_window = 4,
+     .swa_pattern = 2,
+     .swa_pattern_array = true},
+    {.name = "granite",
+     .arch = "granite",
+     .features = "embedding x12, attention scale 1/64, residual x0.22, logits / 2, tied head, "
+                 "norm rope",
+     .eps = 1e-5f,
+     .embd_std = kTiedEmbdStd,
+     .tied = true,
+     .embedding_scale = 12.0f,
+     .attention_scale = 0.015625f,
+     .residual_scale = 0.22f,
+     .logit_scale = 2.0f},
 };
 
 const Variant &find_variant(std::string_view name) {
@@ -286,8 +331,19 @@ void add_metadata(gguf::Writer &w, const Variant &v, uint32_t n_rot) {
     if (v.temperature_scale)
         w.add(key("attention.temperature_scale"), MetaValue::f32(v.temperature_scale));
     if (v.sliding_window) w.add(key("attention.sliding_window"), MetaValue::u32(*v.sliding_window));
-    if (v.swa_pattern)
+    if (v.swa_pattern && v.swa_pattern_array) {
+        std::vector<MetaValue> local;
+        for (uint32_t il = 0; il < v.layers; ++il)
+            local.push_back(MetaValue::boolean(il % v.swa_pattern < v.swa_pattern - 1));
+        w.add(key("attention.sliding_window_pattern"),
+              MetaValue::array(gguf::ValueType::bool_, std::move(local)));
+    } else if (v.swa_pattern) {
         w.add(key("attention.sliding_window_pattern"), MetaValue::u32(v.swa_pattern));
+    }
+    if (v.embedding_scale) w.add(key("embedding_scale"), MetaValue::f32(v.embedding_scale));
+    if (v.attention_scale) w.add(key("attention.scale"), MetaValue::f32(v.attention_scale));
+    if (v.residual_scale) w.add(key("residual_scale"), MetaValue::f32(v.residual_scale));
+    if (v.logit_scale) w.add(key("logit_scale"), MetaValue::f32(v.logit_scale));
     if (v.attn_softcap) w.add(key("attn_logit_softcapping"), MetaValue::f32(v.attn_softcap));
     if (v.final_softcap) w.add(key("final_logit_softcapping"), MetaValue::f32(v.final_softcap));
 
@@ -327,7 +383,7 @@ void add_tensors(gguf::Writer &w, const Variant &v, uint32_t n_rot, uint32_t see
 
     for (uint32_t l = 0; l < v.layers; ++l) {
         const std::string b = fmt::format("blk.{}.", l);
-        add(b + "attn_norm.weight", {kEmbd}, norm(kEmbd));
+        if (v.pre_norms) add(b + "attn_norm.weight", {kEmbd}, norm(kEmbd));
         if (v.fused_qkv) {
             auto qkv = matrix(kEmbd, q_rows, kStdQk);
             qkv = concat(std::move(qkv), matrix(kEmbd, kv_rows, kStdQk));
@@ -344,14 +400,16 @@ void add_tensors(gguf::Writer &w, const Variant &v, uint32_t n_rot, uint32_t see
             add(b + "attn_v.bias", {kv_rows}, bias(kv_rows));
         }
         if (v.qk_norm) {
-            add(b + "attn_q_norm.weight", {v.head_dim}, norm(v.head_dim));
-            add(b + "attn_k_norm.weight", {v.head_dim}, norm(v.head_dim));
+            const uint64_t qn = v.qk_norm_whole ? q_rows : v.head_dim;
+            const uint64_t kn = v.qk_norm_whole ? kv_rows : v.head_dim;
+            add(b + "attn_q_norm.weight", {qn}, norm(qn));
+            add(b + "attn_k_norm.weight", {kn}, norm(kn));
         }
         add(b + "attn_output.weight", {q_rows, kEmbd}, matrix(q_rows, kEmbd, kStdProj));
         if (v.attn_out_bias) add(b + "attn_output.bias", {kEmbd}, bias(kEmbd));
         if (v.post_norms) add(b + "post_attention_norm.weight", {kEmbd}, norm(kEmbd));
 
-        add(b + "ffn_norm.weight", {kEmbd}, norm(kEmbd));
+        if (v.pre_norms) add(b + "ffn_norm.weight", {kEmbd}, norm(kEmbd));
         if (v.fused_up) {
             // Rows [gate | up]: llama.cpp activates the first half.
             add(b + "ffn_up.weight", {kEmbd, 2 * kFf}, matrix(kEmbd, 2 * kFf, kStdProj));
