@@ -1,5 +1,6 @@
 // gguftool to-onnx: a GGUF model as an ONNX graph (library: gguftool/onnx_export.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -168,8 +169,9 @@ Runner add_to_onnx(CLI::App &app) {
                     "ONNX file to write (--graph decoder: the package directory, new)")
         ->required();
     cmd->add_option("--graph", opt->graph,
-                    "tensors: every tensor as a graph output; decoder: the model with its KV "
-                    "cache (llama, mistral3, qwen2, qwen3, gemma, gemma2, gemma3, phi3)")
+                    fmt::format("tensors: every tensor as a graph output; decoder: the model with "
+                                "its KV cache ({})",
+                                fmt::join(decoder::architectures(), ", ")))
         ->check(CLI::IsMember({"tensors", "decoder"}))
         ->capture_default_str();
     cmd->add_option("--weights", opt->weights,

@@ -3,6 +3,7 @@
 // packed (opset 29) and lowered; batches with left padding; what must be refused; and that the
 // tolerance rejects wrong exports.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 
 #include "decoder_fixtures.hpp"
 #include "gguftool/decoder_export.hpp"
@@ -183,6 +185,55 @@ INSTANTIATE_TEST_SUITE_P(TinyOthers, DecoderNbits,
                                                               "smollm3", "olmo2", "granite"),
                                             ::testing::Values("Q4_0", "Q4_K_M", "Q6_K")),
                          testkit::DecoderParamName());
+
+// ---------------------------------------------------------------------------------------------
+// The architecture table is the one list: every row has a tiny model (and so every test above),
+// and the man page and --help name exactly the table's rows.
+
+TEST(ArchitectureTable, EveryRowHasATinyModel) {
+    std::set<std::string> tiny;
+    for (const std::string &name : testkit::tiny_decoder_names())
+        tiny.insert(testkit::tiny_decoder(name).arch);
+    for (std::string_view arch : decoder::architectures())
+        EXPECT_TRUE(tiny.count(std::string(arch)))
+            << arch << " has no variant in tests/support/tiny_decoder.cpp";
+}
+
+TEST(ArchitectureTable, TheManPageListsEveryRow) {
+    std::ifstream in(std::string(GGUFTOOL_SOURCE_DIR) + "/man/gguftool-to-onnx.1");
+    std::string line, list;
+    while (std::getline(in, line))
+        if (line.ends_with("Architectures:") && std::getline(in, list)) break;
+    ASSERT_TRUE(list.starts_with(".BR ")) << "no .BR line after \"Architectures:\"";
+    // .BR a ", " b " and " c ,  — the words outside the quotes, in order.
+    std::vector<std::string> listed;
+    bool quoted = false;
+    std::string word;
+    for (char c : list.substr(4) + " ") {
+        if (c == '"') quoted = !quoted;
+        if (quoted || c == '"' || c == ',') continue;
+        if (c == ' ') {
+            if (!word.empty()) listed.push_back(word);
+            word.clear();
+        } else {
+            word += c;
+        }
+    }
+    std::vector<std::string> table;
+    for (std::string_view arch : decoder::architectures()) table.emplace_back(arch);
+    EXPECT_EQ(listed, table);
+}
+
+TEST(ArchitectureTable, HelpListsEveryRow) {
+    const testkit::ProcessResult r = testkit::run({GGUFTOOL_EXE, "to-onnx", "--help"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string flat;  // CLI11 wraps the description: compare with the whitespace folded
+    for (char c : r.out)
+        if (!std::isspace(static_cast<unsigned char>(c)) || (!flat.empty() && flat.back() != ' '))
+            flat += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
+    const std::vector<std::string_view> archs = decoder::architectures();
+    EXPECT_NE(flat.find(fmt::format("({})", fmt::join(archs, ", "))), std::string::npos) << r.out;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The tolerance rejects wrong exports.
