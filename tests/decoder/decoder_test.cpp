@@ -276,7 +276,19 @@ protected:
         std::error_code ec;
         fs::remove_all(dir_, ec);
     }
+    // The F32 package of `exported` (a fresh one per call) verified against llama.cpp running
+    // `reference`, prefill and one step.
+    verify::DecoderReport verify_export_of(const std::string &exported,
+                                           const std::string &reference) {
+        const fs::path pkg = dir_ / ("pkg" + std::to_string(packages_++));
+        decoder::export_decoder(gguf::Model::open(exported), pkg.string(), {});
+        const verify::DecoderReport r = verify_package(reference, pkg.string(), 1);
+        std::printf("%s against %s: %s\n", fs::path(exported).filename().c_str(),
+                    fs::path(reference).filename().c_str(), describe(r).c_str());
+        return r;
+    }
     fs::path dir_;
+    int packages_ = 0;
 };
 
 TEST_F(DecoderRejects, AnotherModelsExport) {
@@ -302,9 +314,7 @@ TEST_F(DecoderRejects, OneFlippedScaleByte) {
                 });
             }
         });
-    decoder::export_decoder(gguf::Model::open(bad), (dir_ / "pkg").string(), {});
-    const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
-    EXPECT_FALSE(r.pass) << describe(r);
+    EXPECT_FALSE(verify_export_of(bad, gguf).pass);
 }
 
 // `in` with its architecture renamed to `to` (general.architecture and every "<from>." key).
@@ -334,9 +344,7 @@ TEST_F(DecoderRejects, TheRopeTypeSwapped) {
     const std::string gguf = testkit::decoder_gguf("llama", "F32");
     const std::string swapped = (dir_ / "neox.gguf").string();
     rename_arch(gguf, swapped, "llama", "qwen2");
-    decoder::export_decoder(gguf::Model::open(swapped), (dir_ / "pkg").string(), {});
-    const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
-    EXPECT_FALSE(r.pass) << describe(r);
+    EXPECT_FALSE(verify_export_of(swapped, gguf).pass);
 }
 
 // Each quirk of the three architectures added as rows shows in the tiny model's logits: an export
@@ -346,9 +354,7 @@ TEST_F(DecoderRejects, SmolLM3RotatingEveryLayer) {
     const std::string gguf = testkit::decoder_gguf("smollm3", "F32");
     const std::string as_llama = (dir_ / "llama.gguf").string();
     rename_arch(gguf, as_llama, "smollm3", "llama");
-    decoder::export_decoder(gguf::Model::open(as_llama), (dir_ / "pkg").string(), {});
-    const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
-    EXPECT_FALSE(r.pass) << describe(r);
+    EXPECT_FALSE(verify_export_of(as_llama, gguf).pass);
 }
 
 TEST_F(DecoderRejects, Olmo2WithoutItsSlidingWindow) {
@@ -356,35 +362,27 @@ TEST_F(DecoderRejects, Olmo2WithoutItsSlidingWindow) {
     const std::string gguf = testkit::decoder_gguf("olmo2", "F32");
     const std::string global = (dir_ / "global.gguf").string();
     edit_key(gguf, global, "olmo2.attention.sliding_window");
-    decoder::export_decoder(gguf::Model::open(global), (dir_ / "pkg").string(), {});
-    const verify::DecoderReport r = verify_package(gguf, (dir_ / "pkg").string(), 1);
-    EXPECT_FALSE(r.pass) << describe(r);
+    EXPECT_FALSE(verify_export_of(global, gguf).pass);
 }
 
 TEST_F(DecoderRejects, GraniteWithoutEachMultiplier) {
     const std::string gguf = testkit::decoder_gguf("granite", "F32");
     for (const char *key :
          {"granite.embedding_scale", "granite.attention.scale", "granite.residual_scale"}) {
-        const fs::path pkg = dir_ / (std::string("pkg-") + key);
+        SCOPED_TRACE(key);
         const std::string without = (dir_ / (std::string(key) + ".gguf")).string();
         edit_key(gguf, without, key);
-        decoder::export_decoder(gguf::Model::open(without), pkg.string(), {});
-        const verify::DecoderReport r = verify_package(gguf, pkg.string(), 1);
-        EXPECT_FALSE(r.pass) << key << ": " << describe(r);
+        EXPECT_FALSE(verify_export_of(without, gguf).pass);
     }
 }
 
 // granite.rope.scaling.finetuned = false switches RoPE off in every layer, in llama.cpp and here.
 TEST_F(DecoderRejects, GraniteWithRopeSwitchedOffAgreesAndDiffers) {
-    REQUIRE_LLAMA();
     const std::string gguf = testkit::decoder_gguf("granite", "F32");
     const std::string off = (dir_ / "off.gguf").string();
     edit_key(gguf, off, "granite.rope.scaling.finetuned", gguf::MetaValue::boolean(false));
-    decoder::export_decoder(gguf::Model::open(off), (dir_ / "pkg").string(), {});
-    const verify::DecoderReport same = verify_package(off, (dir_ / "pkg").string(), 1);
-    EXPECT_TRUE(same.pass) << describe(same);
-    const verify::DecoderReport other = verify_package(gguf, (dir_ / "pkg").string(), 1);
-    EXPECT_FALSE(other.pass) << describe(other);
+    EXPECT_TRUE(verify_export_of(off, off).pass);
+    EXPECT_FALSE(verify_export_of(off, gguf).pass);
 }
 
 // ---------------------------------------------------------------------------------------------

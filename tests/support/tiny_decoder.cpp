@@ -221,15 +221,15 @@ const Variant kVariants[] = {
      .sliding_window = 4,
      .swa_pattern = 2,
      .swa_pattern_array = true},
+    // Embeddings 1/12 as large, so that the scaled ones are as large as the other variants'.
     {.name = "granite",
      .arch = "granite",
-     .features = "embedding x12, attention scale 1/64, residual x0.22, logits / 2, tied head, "
+     .features = "embedding x12, attention scale 1/4, residual x0.22, logits / 2, untied, "
                  "norm rope",
      .eps = 1e-5f,
-     .embd_std = kTiedEmbdStd,
-     .tied = true,
+     .embd_std = 1.0 / 12,
      .embedding_scale = 12.0f,
-     .attention_scale = 0.015625f,
+     .attention_scale = 0.25f,
      .residual_scale = 0.22f,
      .logit_scale = 2.0f},
 };
