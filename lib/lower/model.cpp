@@ -50,6 +50,18 @@ Report lower_graph(onnx::GraphProto &graph, int64_t from_opset, int opset,
     nodes.Swap(graph.mutable_node());
     for (onnx::NodeProto &node : nodes) {
         try {
+            // A control-flow node's subgraphs (Loop's body) are lowered as graphs of their own:
+            // their lookup tables and constants become the subgraph's initializers.
+            for (onnx::AttributeProto &a : *node.mutable_attribute()) {
+                if (a.type() == onnx::AttributeProto::GRAPH) {
+                    const Report sub = lower_graph(*a.mutable_g(), from_opset, opset, known);
+                    sink.report.dequantize_packed += sub.dequantize_packed;
+                    sink.report.unpack += sub.unpack;
+                    sink.report.nodes_added += sub.nodes_added;
+                    sink.report.table_bytes += sub.table_bytes;
+                    for (const auto &[op, n] : sub.op_count) sink.report.op_count[op] += n;
+                }
+            }
             if (!default_domain(node.domain())) {
                 *graph.add_node() = std::move(node);
                 continue;

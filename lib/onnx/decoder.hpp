@@ -44,12 +44,33 @@ enum class Head {
 // Which layers use a sliding window, by the architecture's load_arch_hparams.
 enum class Swa {
     none,
-    gemma2,  // every layer kind from attention.sliding_window_pattern (default period 2),
-             // window attention.sliding_window (default 4096)
-    gemma3,  // only with attention.sliding_window > 0: pattern (default period 6), local layers
-             // use rope.freq_base_swa (default 10000) and no rope scaling
-    olmo2,   // only with attention.sliding_window > 0: pattern (default period 4); local layers
-             // rotate with the global freq_base, no scaling, no YaRN (src/models/olmo2.cpp)
+    gemma2,   // every layer kind from attention.sliding_window_pattern (default period 2),
+              // window attention.sliding_window (default 4096)
+    gemma3,   // only with attention.sliding_window > 0: pattern (default period 6), local layers
+              // use rope.freq_base_swa (default 10000) and no rope scaling
+    olmo2,    // only with attention.sliding_window > 0: pattern (default period 4); local layers
+              // rotate with the global freq_base, no scaling, no YaRN (src/models/olmo2.cpp)
+    gpt_oss,  // attention.sliding_window required, pattern (default period 2), local layers use
+              // rope.freq_base_swa (default freq_base) (src/models/openai-moe.cpp)
+};
+
+// Whether the FFN is a mixture of experts (build_moe_ffn in src/llama-graph.cpp).
+enum class Experts {
+    none,
+    counted,  // when {arch}.expert_count > 0 (llama: Mixtral's layout)
+    always,   // expert_count and expert_used_count required (qwen2moe, qwen3moe, gpt-oss)
+};
+
+// How the router's logits become the chosen experts' weights.
+enum class Gating {
+    softmax,       // softmax over all experts, then the top k of the probabilities
+    topk_softmax,  // the top k logits, then a softmax over those k (gpt-oss: SOFTMAX_WEIGHT)
+};
+
+// The experts' gated activation.
+enum class ExpertAct {
+    silu,        // silu(gate) · up
+    swiglu_oai,  // gpt-oss: g = min(gate, 7), u = clamp(up, ±7), g·σ(1.702·g)·(u + 1)
 };
 
 // One architecture: every way it differs from the plain pre-norm llama decoder, one named field
@@ -81,6 +102,19 @@ struct ArchRow {
     // attention and FFN outputs · residual_scale, logits / logit_scale (required).
     bool multipliers = false;
     Swa swa = Swa::none;
+    bool attn_sinks = false;  // attn_sinks [n_head]: a logit per head that joins each softmax
+    // The norm before the FFN (gpt-oss names it post_attention_norm).
+    std::string_view ffn_norm = "ffn_norm.weight";
+
+    // Mixture of experts: ffn_gate_inp [n_embd, n_expert] (and its bias) routes each token to
+    // expert_used_count experts of ffn_{gate,up,down}_exps [.., .., n_expert] (and their biases).
+    Experts experts = Experts::none;
+    Gating gating = Gating::softmax;
+    bool experts_norm = false;  // the k weights divided by their sum (clamped to >= 2^-14)
+    ExpertAct expert_act = ExpertAct::silu;
+    // qwen2moe: a shared expert ffn_{gate,up,down}_shexp added, scaled by
+    // sigmoid(ffn_gate_inp_shexp · x) (computed as silu(g) / g).
+    bool shared_expert = false;
 };
 
 const ArchRow *find_arch(std::string_view name);

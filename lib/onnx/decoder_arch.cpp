@@ -9,7 +9,13 @@ namespace detail {
 namespace {
 
 const ArchRow kArchs[] = {
-    {.name = "llama", .model_type = "llama", .hf_class = "LlamaForCausalLM", .full_rotary = true},
+    // With expert_count > 0: Mixtral's layout.
+    {.name = "llama",
+     .model_type = "llama",
+     .hf_class = "LlamaForCausalLM",
+     .full_rotary = true,
+     .experts = Experts::counted,
+     .experts_norm = true},
     {.name = "mistral3",
      .model_type = "mistral",
      .hf_class = "MistralForCausalLM",
@@ -20,6 +26,21 @@ const ArchRow kArchs[] = {
      .hf_class = "Qwen3ForCausalLM",
      .rope = Rope::neox,
      .qk_norm = QkNorm::per_head},
+    {.name = "qwen2moe",
+     .model_type = "qwen2_moe",
+     .hf_class = "Qwen2MoeForCausalLM",
+     .rope = Rope::neox,
+     .full_rotary = true,
+     .experts = Experts::always,
+     .shared_expert = true},
+    {.name = "qwen3moe",
+     .model_type = "qwen3_moe",
+     .hf_class = "Qwen3MoeForCausalLM",
+     .rope = Rope::neox,
+     .full_rotary = true,
+     .qk_norm = QkNorm::per_head,
+     .experts = Experts::always,
+     .experts_norm = true},
     {.name = "gemma",
      .model_type = "gemma",
      .hf_class = "GemmaForCausalLM",
@@ -77,6 +98,18 @@ const ArchRow kArchs[] = {
      .full_rotary = true,
      .rope_switch = true,
      .multipliers = true},
+    // The attention output bias and the router and expert biases are there in every released
+    // model; the graph adds any bias it finds.
+    {.name = "gpt-oss",
+     .model_type = "gpt_oss",
+     .hf_class = "GptOssForCausalLM",
+     .rope = Rope::neox,
+     .swa = Swa::gpt_oss,
+     .attn_sinks = true,
+     .ffn_norm = "post_attention_norm.weight",
+     .experts = Experts::always,
+     .gating = Gating::topk_softmax,
+     .expert_act = ExpertAct::swiglu_oai},
 };
 
 }  // namespace

@@ -71,7 +71,7 @@ void write_text(const std::string &path, const std::string &text) {
 
 // The graph with its weight nodes lowered to `opset`: the weight nodes (inputs: initializers
 // only) move first, are lowered on their own (the computation is written for `opset` already),
-// and the computation follows.
+// and the computation follows; the experts' decoders inside Loop bodies are lowered in place.
 void lower_weights(onnx::GraphProto &graph, const std::vector<int> &weight_nodes,
                    const std::vector<Payload> &payloads, int opset) {
     std::vector<bool> is_weight(graph.node_size(), false);
@@ -84,6 +84,11 @@ void lower_weights(onnx::GraphProto &graph, const std::vector<int> &weight_nodes
     for (const Payload &p : payloads)
         types[p.name] = {onnx_number(p.data_type), int64_t(p.dims.size())};
     lower::lower_graph(weights, 29, opset, types);
+    // The experts' weights are decoded inside the Loop bodies (decoder_graph.cpp, moe()).
+    for (onnx::NodeProto &n : *rest.mutable_node())
+        for (onnx::AttributeProto &a : *n.mutable_attribute())
+            if (a.type() == onnx::AttributeProto::GRAPH)
+                lower::lower_graph(*a.mutable_g(), 29, opset, types);
     graph.mutable_node()->Clear();
     for (const onnx::NodeProto &n : weights.node()) *graph.add_node() = n;
     for (const onnx::NodeProto &n : rest.node()) *graph.add_node() = n;

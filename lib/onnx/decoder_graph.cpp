@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "decoder.hpp"
+#include "gguftool/opset29.hpp"
 
 namespace gguftool::decoder::detail {
 namespace {
@@ -115,6 +116,7 @@ void add_value(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> &list,
     v.set_name(name);
     onnx::TypeProto_Tensor &t = *v.mutable_type()->mutable_tensor_type();
     t.set_elem_type(onnx_number(type));
+    t.mutable_shape();  // a scalar's shape has no dimensions, but is known
     for (const auto &d : dims) {
         onnx::TensorShapeProto_Dimension &dim = *t.mutable_shape()->add_dim();
         if (std::holds_alternative<int64_t>(d))
@@ -181,6 +183,18 @@ private:
     std::string layer(int64_t il, const std::string &x);
     std::string attention(int64_t il, const std::string &h);
     std::string ffn(int64_t il, const std::string &h);
+    // silu(x·gateᵀ)·(x·upᵀ), projected by down: the dense FFN of build_ffn (LLM_FFN_PAR).
+    std::string gated_ffn(const std::string &x, int64_t il, std::string_view gate,
+                          std::string_view up, std::string_view down, std::string_view what);
+    std::string activation(const std::string &gate);
+    // The mixture of experts of layer il (build_moe_ffn): the router's top k per token, then a
+    // Loop over the experts some token chose, each computing its tokens' rows only.
+    std::string moe(int64_t il, const std::string &x);
+    // The stacked expert tensor `name` ([X, rows, cols]) as an outer-scope value the Loop body
+    // takes one expert of: its packed bytes [X, bytes per expert] or its float values.
+    std::string expert_stack(const std::string &name);
+    // Inside the body: expert `e`'s matrix of stack `name`, [rows, cols] float.
+    std::string expert_matrix(const std::string &name, const std::string &e);
     // A [n_positions][n_rot/2] table as a payload initializer.
     std::string table(const std::string &name, std::shared_ptr<std::vector<float>> values,
                       int64_t rows, int64_t cols);
@@ -605,8 +619,21 @@ std::string DecoderBuilder::attention(int64_t il, const std::string &x) {
     if (h_.kq_scale != 1.0f) scores = n_.mul(scores, h_.kq_scale, "scores_scaled");
     if (h_.attn_softcap != 0.0f) scores = softcap(scores, h_.attn_softcap);
     scores = n_.add(scores, swa ? mask_swa_ : mask_, "scores_masked");
-    const std::string probs = n_.op("Softmax", {scores}, "probs");
+    // Attention sinks (ggml_soft_max_add_sinks): each head's sink logit joins its softmax's max
+    // and sum as one more key, which has no value: a column appended, then dropped.
+    const std::string sinks = row_.attn_sinks ? layer_weight(il, "attn_sinks.weight") : "";
+    if (!sinks.empty()) {
+        const std::string shape = n_.op("Shape", {scores}, "scores_shape");
+        const std::string column =
+            n_.concat({n_.slice(shape, 0, 4, 0, "scores_rows"), n_.ints({1})}, 0, "sink_shape");
+        const std::string sink = n_.op(
+            "Expand", {n_.reshape(sinks, n_.ints({1, Hkv, r, 1, 1}), "sinks5"), column}, "sink");
+        scores = n_.concat({scores, sink}, -1, "scores_sinks");
+    }
+    std::string probs = n_.op("Softmax", {scores}, "probs");
     set_attribute(*n_.last, "axis", int64_t{-1});
+    if (!sinks.empty())
+        probs = n_.op("Slice", {probs, n_.ints({0}), n_.ints({-1}), n_.ints({-1})}, "probs_keys");
     const std::string o = n_.op("MatMul", {probs, n_.unsqueeze(present_v, {2}, "v5")}, "context");
     const std::string merged =
         n_.reshape(n_.transpose(o, {0, 3, 1, 2, 4}, "context_t"), n_.ints({-1, H * D}), "context2");
@@ -614,16 +641,27 @@ std::string DecoderBuilder::attention(int64_t il, const std::string &x) {
 }
 
 std::string DecoderBuilder::ffn(int64_t il, const std::string &x) {
+    if (h_.n_expert > 0) return moe(il, x);
+    if (row_.ffn == Ffn::gate_up)
+        return gated_ffn(x, il, "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight", "ffn_out");
+    // ffn_up holds gate then up (2·n_ff rows)
     const int64_t F = h_.n_ff;
-    std::string gate, up;
-    if (row_.ffn == Ffn::gate_up) {
-        gate = layer_project(x, il, "ffn_gate.weight", "gate");
-        up = layer_project(x, il, "ffn_up.weight", "up");
-    } else {  // ffn_up holds gate then up (2·n_ff rows)
-        const std::string both = layer_project(x, il, "ffn_up.weight", "gate_up");
-        gate = n_.slice(both, 0, F, 1, "gate");
-        up = n_.slice(both, F, 2 * F, 1, "up");
-    }
+    const std::string both = layer_project(x, il, "ffn_up.weight", "gate_up");
+    const std::string gate = n_.slice(both, 0, F, 1, "gate"),
+                      up = n_.slice(both, F, 2 * F, 1, "up");
+    return layer_project(n_.mul(activation(gate), up, "gated"), il, "ffn_down.weight", "ffn_out");
+}
+
+std::string DecoderBuilder::gated_ffn(const std::string &x, int64_t il, std::string_view gate_w,
+                                      std::string_view up_w, std::string_view down_w,
+                                      std::string_view what) {
+    const std::string gate = layer_project(x, il, gate_w, "gate");
+    const std::string up = layer_project(x, il, up_w, "up");
+    return layer_project(n_.mul(activation(gate), up, "gated"), il, down_w, what);
+}
+
+// The gate's activation (the product with up follows).
+std::string DecoderBuilder::activation(const std::string &gate) {
     std::string act;
     if (row_.act == Act::gelu) {  // ggml_gelu: 0.5x(1 + tanh(sqrt(2/pi)·x·(1 + 0.044715x²)))
         const std::string x2 = n_.mul(gate, gate, "gate_sq");
@@ -635,7 +673,171 @@ std::string DecoderBuilder::ffn(int64_t il, const std::string &x) {
     } else {  // silu(x) = x·sigmoid(x)
         act = n_.mul(gate, n_.op("Sigmoid", {gate}, "sigmoid"), "silu");
     }
-    return layer_project(n_.mul(act, up, "gated"), il, "ffn_down.weight", "ffn_out");
+    return act;
+}
+
+std::string DecoderBuilder::expert_stack(const std::string &name) {
+    if (auto it = weights_.find(name); it != weights_.end()) return it->second;
+    const gguf::TensorInfo *t = model_.find_tensor(name);
+    if (!t) return weights_[name] = "";
+    if (!traits(t->type).quantized) return weight(name);  // the float stack [X, rows, cols]
+    if (model_.first().byte_order() != gguf::ByteOrder::little)
+        throw Error(model_.shards().at(t->shard)->path(), t->file_offset,
+                    fmt::format("tensor {}: {} data of a big-endian file cannot be converted", name,
+                                type_name(t->type)));
+    // The GGUF bytes as they are, one row per expert: experts are contiguous (ne[2] slowest).
+    const int64_t X = int64_t(t->ne[2]), per = int64_t(t->bytes) / X;
+    const gguf::TensorData source = gguf::TensorData::copy(*model_.shards().at(t->shard), *t);
+    ++n_.g().plan().packed;
+    return weights_[name] = n_.g().payload(name + ":packed", DataType::uint8, {X, per}, t->bytes,
+                                           [source](Sink &sink) { sink.copy(source); });
+}
+
+std::string DecoderBuilder::expert_matrix(const std::string &name, const std::string &e) {
+    const gguf::TensorInfo *t = model_.find_tensor(name);
+    const std::string stack = expert_stack(name);
+    const std::string one = n_.op("Gather", {stack, e}, "expert");  // [rows, cols] or [bytes]
+    if (!traits(t->type).quantized) return one;
+    const int64_t rows = int64_t(t->ne[1]), cols = int64_t(t->ne[0]);
+    std::string w = n_.op("DequantizePacked", {one}, "expert_w");
+    set_attribute(*n_.last, "format", opset29::format_name(t->type));
+    set_attribute(*n_.last, "shape", std::vector<int64_t>{rows, cols});
+    set_attribute(*n_.last, "output_dtype", int64_t(onnx_number(weight_type_)));
+    if (weight_type_ != DataType::float32) {
+        w = n_.op("Cast", {w}, "expert_f32");
+        set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+    }
+    return w;
+}
+
+std::string DecoderBuilder::moe(int64_t il, const std::string &x) {
+    const int64_t K = h_.n_expert_used, X = h_.n_expert;
+    auto name = [il](std::string_view what) { return fmt::format("blk.{}.{}", il, what); };
+
+    // The router: logits [N, X], the top k per token and their weights [N, k].
+    const std::string logits = layer_project(x, il, "ffn_gate_inp.weight", "router");
+    std::string weights, chosen;
+    auto topk = [&](const std::string &v) {
+        weights = n_.g().name(fmt::format("{}/topk_values", n_.scope));
+        chosen = n_.g().name(fmt::format("{}/topk_experts", n_.scope));
+        onnx::NodeProto &t = n_.g().node(n_.scope, "TopK", {v, n_.ints({K})}, {weights, chosen});
+        set_attribute(t, "axis", int64_t{-1});
+    };
+    auto softmax = [&](const std::string &v, std::string_view what) {
+        const std::string out = n_.op("Softmax", {v}, what);
+        set_attribute(*n_.last, "axis", int64_t{-1});
+        return out;
+    };
+    if (row_.gating == Gating::softmax) {
+        topk(softmax(logits, "router_probs"));
+    } else {  // the top k logits, then their softmax
+        topk(logits);
+        weights = softmax(weights, "router_weights");
+    }
+    if (row_.experts_norm) {  // w / max(sum w, 2^-14): the clamp is ggml_clamp's, not a Max
+        std::string sum = n_.op("ReduceSum", {weights, n_.ints({-1})}, "weights_sum");
+        const std::string floor = n_.f(6.103515625e-5f);
+        sum = n_.op("Where", {n_.op("Less", {sum, floor}, "weights_small"), floor, sum},
+                    "weights_sum_clamped");
+        weights = n_.op("Div", {weights, sum}, "weights_norm");
+    }
+
+    // The experts any token chose, ascending: the Loop's iterations.
+    const std::string hot =
+        n_.op("OneHot", {chosen, n_.i64(X), n_.g().float_table("one_hot_01", {0, 1})},
+              "chosen_one_hot");  // [N, k, X]
+    set_attribute(*n_.last, "axis", int64_t{-1});
+    const std::string counts = n_.op("ReduceSum", {hot, n_.ints({0, 1})}, "expert_tokens");
+    set_attribute(*n_.last, "keepdims", int64_t{0});
+    const std::string used = n_.reshape(
+        n_.op("NonZero", {n_.op("Greater", {counts, n_.f(0.0f)}, "expert_used")}, "used_experts"),
+        n_.ints({-1}), "used_list");
+    const std::string trips =
+        n_.op("Squeeze", {n_.op("Shape", {used}, "used_count"), n_.ints({0})}, "trips");
+    const std::string zeros =
+        n_.op("Expand", {n_.f(0.0f), n_.op("Shape", {x}, "x_shape")}, "moe_zero");
+    // Every value the body reads from outside is made here, not in the body.
+    for (const char *w : {"ffn_gate_exps.weight", "ffn_up_exps.weight", "ffn_down_exps.weight",
+                          "ffn_gate_exps.bias", "ffn_up_exps.bias", "ffn_down_exps.bias"})
+        expert_stack(name(w));
+
+    // The body: one expert e = used[i], its tokens' rows of x, its FFN, scattered back weighted.
+    onnx::GraphProto body;
+    body.set_name(fmt::format("blk.{}.experts", il));
+    const std::string iter = n_.g().name(fmt::format("{}/i", n_.scope));
+    const std::string cond_in = n_.g().name(fmt::format("{}/cond", n_.scope));
+    const std::string acc_in = n_.g().name(fmt::format("{}/acc", n_.scope));
+    add_value(*body.mutable_input(), iter, DataType::int64, {});
+    add_value(*body.mutable_input(), cond_in, DataType::bool_, {});
+    add_value(*body.mutable_input(), acc_in, DataType::float32, {std::string("tokens"), h_.n_embd});
+    n_.g().subgraph = &body;
+    const std::string e = n_.op("Gather", {used, iter}, "e");
+    const std::string hit = n_.op("Equal", {chosen, e}, "hit");  // [N, k]
+    const std::string w_tok =
+        n_.op("ReduceSum", {n_.op("Where", {hit, weights, n_.f(0.0f)}, "w_hit"), n_.ints({-1})},
+              "w_token");  // [N]: each token chooses e at most once
+    set_attribute(*n_.last, "keepdims", int64_t{0});
+    const std::string any = n_.op("Cast", {hit}, "hit_count");
+    set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::int64)));
+    std::string tokens = n_.op("ReduceSum", {any, n_.ints({-1})}, "hits");
+    set_attribute(*n_.last, "keepdims", int64_t{0});
+    tokens = n_.reshape(n_.op("NonZero", {n_.op("Greater", {tokens, n_.i64(0)}, "routed")}, "rows"),
+                        n_.ints({-1}), "row_list");  // [n_e]
+    const std::string xe = n_.op("Gather", {x, tokens}, "x_rows");
+    auto project_e = [&](const std::string &in, std::string_view what, std::string_view tag) {
+        std::string y =
+            n_.linear(in, expert_matrix(name(fmt::format("{}.weight", what)), e), "", tag);
+        if (const std::string b = expert_stack(name(fmt::format("{}.bias", what))); !b.empty())
+            y = n_.add(y, n_.op("Gather", {b, e}, fmt::format("{}_bias", tag)),
+                       fmt::format("{}_biased", tag));
+        return y;
+    };
+    const std::string up = project_e(xe, "ffn_up_exps", "up");
+    std::string act;
+    if (!model_.find_tensor(name("ffn_gate_exps.weight"))) {  // llama without gates: silu(up)
+        act = activation(up);
+    } else if (row_.expert_act == ExpertAct::silu) {
+        act = n_.mul(activation(project_e(xe, "ffn_gate_exps", "gate")), up, "gated");
+    } else {  // ggml_swiglu_oai, alpha 1.702, limit 7 (llm_graph_context::build_moe_ffn)
+        const std::string gate = project_e(xe, "ffn_gate_exps", "gate");
+        const std::string g = n_.op("Min", {gate, n_.f(7.0f)}, "gate_clamped");
+        const std::string u = n_.op(
+            "Neg",
+            {n_.op("Min",
+                   {n_.op("Neg", {n_.op("Min", {up, n_.f(7.0f)}, "up_hi")}, "up_n"), n_.f(7.0f)},
+                   "up_lo")},
+            "up_clamped");  // max(min(up, 7), -7) as -min(-min(up, 7), 7)
+        const std::string den =
+            n_.add(n_.op("Exp", {n_.mul(g, -1.702f, "glu_a")}, "glu_e"), n_.f(1.0f), "glu_d");
+        act = n_.mul(n_.op("Div", {g, den}, "glu"), n_.add(u, n_.f(1.0f), "up_one"), "swiglu");
+    }
+    std::string y = project_e(act, "ffn_down_exps", "down");
+    y = n_.mul(y, n_.unsqueeze(n_.op("Gather", {w_tok, tokens}, "w_rows"), {1}), "weighted");
+    const std::string acc_out = n_.op("ScatterND", {acc_in, n_.unsqueeze(tokens, {1}), y}, "acc");
+    set_attribute(*n_.last, "reduction", std::string("add"));
+    const std::string cond_out = n_.op("Identity", {cond_in}, "cond_out");
+    n_.g().subgraph = nullptr;
+    add_value(*body.mutable_output(), cond_out, DataType::bool_, {});
+    add_value(*body.mutable_output(), acc_out, DataType::float32,
+              {std::string("tokens"), h_.n_embd});
+
+    std::string out = n_.op("Loop", {trips, "", zeros}, "moe_out");
+    onnx::AttributeProto &a = *n_.last->add_attribute();
+    a.set_name("body");
+    a.set_type(onnx::AttributeProto::GRAPH);
+    *a.mutable_g() = std::move(body);
+
+    if (row_.shared_expert) {  // + shared expert · sigmoid(x · gate), as silu(g) / g
+        // ffn_gate_inp_shexp is a vector [n_embd]: one logit per token
+        const std::string g = n_.unsqueeze(
+            n_.op("MatMul", {x, layer_weight(il, "ffn_gate_inp_shexp.weight")}, "shexp_logit"), {1},
+            "shexp_gate_in");
+        const std::string gate = n_.op("Div", {activation(g), g}, "shexp_gate");
+        const std::string shared = gated_ffn(x, il, "ffn_gate_shexp.weight", "ffn_up_shexp.weight",
+                                             "ffn_down_shexp.weight", "shexp");
+        out = n_.add(out, n_.mul(shared, gate, "shexp_out"), "moe_shexp");
+    }
+    return out;
 }
 
 std::string DecoderBuilder::layer(int64_t il, const std::string &x) {
@@ -651,7 +853,8 @@ std::string DecoderBuilder::layer(int64_t il, const std::string &x) {
     const std::string a =
         post(attention(il, pre(x, "attn_norm.weight")), "post_attention_norm.weight");
     const std::string x1 = n_.add(a, x, "attn_residual");
-    const std::string f = post(ffn(il, pre(x1, "ffn_norm.weight")), "post_ffw_norm.weight");
+    const std::string f =
+        post(ffn(il, pre(x1, std::string(row_.ffn_norm).c_str())), "post_ffw_norm.weight");
     return n_.add(f, x1, "ffn_residual");
 }
 

@@ -94,6 +94,38 @@ void swa_pattern(const Keys &k, Hparams &h, uint32_t period) {
         h.swa[il] = period == 0 || (il % period < period - 1);
 }
 
+// The mixture of experts: expert_count and expert_used_count as the row says, checked as
+// llama_model_base::load_hparams does (0 < used <= count); a gating-function key naming another
+// function than the architecture's own is refused (llama.cpp would ignore it: the graph of each
+// architecture fixes its function).
+void experts(const Keys &k, const ArchRow &row, Hparams &h) {
+    if (row.experts == Experts::none) {
+        if (const gguf::MetadataEntry *e = k.find("expert_count");
+            e && k.integer("expert_count", 0) > 0)
+            k.fail(e, "expert_count", "this architecture has no mixture-of-experts form");
+        return;
+    }
+    const bool required = row.experts == Experts::always;
+    h.n_expert = k.integer("expert_count", required ? std::nullopt : std::optional<int64_t>(0));
+    if (h.n_expert < 0 || (required && h.n_expert == 0))
+        k.fail(k.find("expert_count"), "expert_count",
+               fmt::format("{} experts (the architecture needs at least one)", h.n_expert));
+    if (h.n_expert == 0) return;
+    h.n_expert_used = k.integer("expert_used_count", std::nullopt);
+    if (h.n_expert_used <= 0 || h.n_expert_used > h.n_expert)
+        k.fail(k.find("expert_used_count"), "expert_used_count",
+               fmt::format("{} experts used of {}", h.n_expert_used, h.n_expert));
+    if (k.find("expert_group_count") && k.integer("expert_group_count", 0) > 1)
+        k.fail(k.find("expert_group_count"), "expert_group_count",
+               "expert groups are not supported");
+    // LLAMA_EXPERT_GATING_FUNC_TYPE (src/llama-hparams.h): 1 softmax, 2 sigmoid, 3 softmax_weight.
+    const int64_t own = row.gating == Gating::softmax ? 1 : 3;
+    if (const gguf::MetadataEntry *e = k.find("expert_gating_func"))
+        if (const int64_t f = k.integer("expert_gating_func", 0); f != own)
+            k.fail(e, "expert_gating_func",
+                   fmt::format("gating function {} is not this architecture's ({})", f, own));
+}
+
 }  // namespace
 
 }  // namespace detail
@@ -114,21 +146,38 @@ Hparams read_hparams(const gguf::Model &model) {
                                 h.arch, fmt::join(architectures(), ", ")));
     const Keys k(model, h.arch);
 
-    if (const gguf::MetadataEntry *e = k.find("expert_count");
-        e && k.integer("expert_count", 0) > 0)
-        k.fail(e, "expert_count", "mixture-of-experts models are not supported");
     h.n_ctx_train = k.integer("context_length", std::nullopt);
     h.n_embd = k.integer("embedding_length", std::nullopt);
     h.n_layer = k.integer("block_count", std::nullopt);
-    h.n_ff = k.integer("feed_forward_length", std::nullopt);
+    experts(k, *row, h);
+    // The dense FFN's width; a mixture of experts needs it only for its default expert width.
+    h.n_ff =
+        k.integer("feed_forward_length", h.n_expert > 0 ? std::optional<int64_t>(0) : std::nullopt);
     h.n_head = k.integer("attention.head_count", std::nullopt);
     h.n_head_kv = k.integer("attention.head_count_kv", h.n_head);
-    if (h.n_embd <= 0 || h.n_layer <= 0 || h.n_ff <= 0 || h.n_head <= 0 || h.n_head_kv <= 0 ||
-        h.n_ctx_train <= 0)
+    if (h.n_embd <= 0 || h.n_layer <= 0 || h.n_head <= 0 || h.n_head_kv <= 0 ||
+        h.n_ctx_train <= 0 || (h.n_expert == 0 && h.n_ff <= 0))
         throw Error(path, std::nullopt,
                     fmt::format("{}: embedding_length, block_count, feed_forward_length, "
                                 "head counts and context_length must be positive",
                                 h.arch));
+    if (h.n_expert > 0) {
+        // The experts' width (load_arch_tensors): llama's are n_ff wide; the others read
+        // expert_feed_forward_length, by default n_ff divided among the used experts.
+        h.n_ff_exp = row->experts == Experts::counted
+                         ? h.n_ff
+                         : k.integer("expert_feed_forward_length", h.n_ff / h.n_expert_used);
+        if (h.n_ff_exp <= 0)
+            k.fail(k.find("expert_feed_forward_length"), "expert_feed_forward_length",
+                   "missing, and feed_forward_length gives no width");
+        if (row->shared_expert) {
+            h.n_ff_shexp = k.integer("expert_shared_feed_forward_length", h.n_ff);
+            if (h.n_ff_shexp <= 0)
+                k.fail(k.find("expert_shared_feed_forward_length"),
+                       "expert_shared_feed_forward_length",
+                       "missing, and feed_forward_length gives no width");
+        }
+    }
     if (h.n_embd % h.n_head != 0 && !k.find("attention.key_length"))
         k.fail(k.find("attention.head_count"), "attention.head_count",
                fmt::format("{} heads do not divide embedding_length {}", h.n_head, h.n_embd));
@@ -219,6 +268,10 @@ Hparams read_hparams(const gguf::Model &model) {
             h.rope_swa.freq_scale = 1.0f;
         }
         h.final_softcap = k.real("final_logit_softcapping", 0.0f);
+    } else if (row->swa == Swa::gpt_oss) {
+        h.n_swa = uint32_t(k.integer("attention.sliding_window", std::nullopt));
+        swa_pattern(k, h, 2);
+        h.rope_swa.freq_base = k.real("rope.freq_base_swa", h.rope.freq_base);
     } else if (row->swa == Swa::olmo2) {
         h.n_swa = uint32_t(k.integer("attention.sliding_window", 0));
         if (h.n_swa > 0) {

@@ -35,6 +35,28 @@ private:
     const gguf::Model &m_;
 };
 
+// A layer's mixture of experts (load_arch_tensors): the router, the experts stacked on their
+// last dimension, their biases, and qwen2moe's shared expert.
+template <class Name>
+void check_experts(const Expect &expect, const Name &n, const Hparams &h, const ArchRow &row) {
+    const int64_t E = h.n_embd, X = h.n_expert, Fe = h.n_ff_exp, Fs = h.n_ff_shexp;
+    expect(n("ffn_gate_inp.weight"), {E, X}, true);
+    expect(n("ffn_gate_inp.bias"), {X}, false);
+    // llama (Mixtral) creates ffn_gate_exps TENSOR_NOT_REQUIRED: without it, silu(up).
+    expect(n("ffn_gate_exps.weight"), {E, Fe, X}, row.experts != Experts::counted);
+    expect(n("ffn_up_exps.weight"), {E, Fe, X}, true);
+    expect(n("ffn_down_exps.weight"), {Fe, E, X}, true);
+    expect(n("ffn_gate_exps.bias"), {Fe, X}, false);
+    expect(n("ffn_up_exps.bias"), {Fe, X}, false);
+    expect(n("ffn_down_exps.bias"), {E, X}, false);
+    if (row.shared_expert) {
+        expect(n("ffn_gate_inp_shexp.weight"), {E}, true);
+        expect(n("ffn_gate_shexp.weight"), {E, Fs}, true);
+        expect(n("ffn_up_shexp.weight"), {E, Fs}, true);
+        expect(n("ffn_down_shexp.weight"), {Fs, E}, true);
+    }
+}
+
 }  // namespace
 
 void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &row) {
@@ -75,8 +97,11 @@ void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &ro
         }
         expect(n("post_attention_norm.weight"), {E}, row.post_norms);
         expect(n("post_ffw_norm.weight"), {E}, row.post_norms);
-        expect(n("ffn_norm.weight"), {E}, row.pre_norms);
-        if (row.ffn == Ffn::gate_up) {
+        expect(n(row.ffn_norm), {E}, row.pre_norms);
+        if (row.attn_sinks) expect(n("attn_sinks.weight"), {H}, true);
+        if (h.n_expert > 0) {
+            check_experts(expect, n, h, row);
+        } else if (row.ffn == Ffn::gate_up) {
             expect(n("ffn_gate.weight"), {E, F}, true);
             expect(n("ffn_up.weight"), {E, F}, true);
             expect(n("ffn_gate.bias"), {F}, false);
@@ -85,13 +110,17 @@ void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &ro
             expect(n("ffn_up.weight"), {E, 2 * F}, true);
             expect(n("ffn_up.bias"), {2 * F}, false);
         }
-        expect(n("ffn_down.weight"), {F, E}, true);
-        expect(n("ffn_down.bias"), {E}, false);
-        for (const char *moe : {"ffn_gate_inp.weight", "ffn_up_exps.weight"})
-            if (model.find_tensor(n(moe)))
-                throw Error(
-                    model.first().path(), std::nullopt,
-                    fmt::format("tensor {}: mixture-of-experts models are not supported", n(moe)));
+        if (h.n_expert == 0) {
+            expect(n("ffn_down.weight"), {F, E}, true);
+            expect(n("ffn_down.bias"), {E}, false);
+        }
+        if (h.n_expert == 0)
+            for (const char *moe : {"ffn_gate_inp.weight", "ffn_up_exps.weight"})
+                if (model.find_tensor(n(moe)))
+                    throw Error(model.first().path(), std::nullopt,
+                                fmt::format("tensor {}: an expert tensor, but {}.expert_count "
+                                            "is 0 or missing",
+                                            n(moe), h.arch));
     }
     expect("rope_freqs.weight", {h.n_rot / 2}, false);
     expect("rope_factors_long.weight", {h.n_rot / 2}, false);

@@ -43,7 +43,7 @@ std::string GraphBuilder::name(std::string wanted) {
 onnx::NodeProto &GraphBuilder::node(std::string_view owner, const char *op,
                                     std::initializer_list<std::string> inputs,
                                     std::initializer_list<std::string> outputs) {
-    onnx::NodeProto &n = *plan_.graph.add_node();
+    onnx::NodeProto &n = *(subgraph ? subgraph : &plan_.graph)->add_node();
     n.set_op_type(op);
     std::string node_name = fmt::format("{}:{}", owner, op);
     for (unsigned i = 2; !nodes_.insert(node_name).second; ++i)

@@ -67,6 +67,11 @@ public:
     // A fresh value name based on `wanted`.
     std::string name(std::string wanted);
 
+    // Where node() appends: the plan's graph, or, while set, a subgraph being built (a Loop's
+    // body). Names stay unique across both; constants and payloads go to the plan's graph, which
+    // a subgraph sees as outer-scope values.
+    onnx::GraphProto *subgraph = nullptr;
+
     // Appends a node; returns it for attributes. Its name is `<owner>:<op>` made unique.
     onnx::NodeProto &node(std::string_view owner, const char *op,
                           std::initializer_list<std::string> inputs,

@@ -32,6 +32,9 @@ constexpr double kStdProj = 0.05;
 constexpr double kStdOutput = 0.1;
 constexpr double kStdBias = 0.1;
 constexpr double kStdNorm = 0.1;  // norm weights: 1 + kStdNorm * noise
+// Routers: logits spread over several units, so that no two experts' scores come within the
+// rounding of quantized activations of each other (llama.cpp and the export choose alike).
+constexpr double kStdRouter = 0.5;
 
 // Per-pair rope factors: none, llama3's rope_freqs, or phi3's rope_factors_long/short.
 enum class RopeFactors { none, freqs, long_short };
@@ -78,6 +81,13 @@ struct Variant {
     float attention_scale = 0;
     float residual_scale = 0;
     float logit_scale = 0;
+    // Mixture of experts (0 experts: a dense FFN)
+    uint32_t experts = 0, experts_used = 0;
+    uint32_t expert_ff = 0;      // expert_feed_forward_length (0: not written; the experts are kFf)
+    uint32_t shared_ff = 0;      // qwen2moe's shared expert (expert_shared_feed_forward_length)
+    bool expert_biases = false;  // router and expert biases (gpt-oss)
+    bool attn_sinks = false;
+    const char *ffn_norm = "ffn_norm.weight";
     float attn_softcap = 0;
     float final_softcap = 0;
 };
@@ -232,6 +242,53 @@ const Variant kVariants[] = {
      .attention_scale = 0.25f,
      .residual_scale = 0.22f,
      .logit_scale = 2.0f},
+    // Mixtral's layout: arch llama with experts as wide as the dense FFN.
+    {.name = "mixtral",
+     .arch = "llama",
+     .features = "8 experts, 2 used (softmax, top 2, renormalised), untied, norm rope",
+     .eps = 1e-5f,
+     .experts = 8,
+     .experts_used = 2},
+    {.name = "qwen2moe",
+     .arch = "qwen2moe",
+     .features = "8 experts of 256, 2 used (not renormalised), shared expert of 512 with its "
+                 "sigmoid gate, q/k/v biases, untied, neox rope",
+     .qkv_bias = true,
+     .freq_base = 1000000.0f,
+     .experts = 8,
+     .experts_used = 2,
+     .expert_ff = 256,
+     .shared_ff = 512},
+    {.name = "qwen3moe",
+     .arch = "qwen3moe",
+     .features = "8 experts of 256, 2 used (renormalised), q/k norms, untied, neox rope",
+     .write_head_dim = true,
+     .qk_norm = true,
+     .freq_base = 1000000.0f,
+     .experts = 8,
+     .experts_used = 2,
+     .expert_ff = 256},
+    // Layer 0 local (window 4, the default pattern 2), layer 1 global; YaRN x4 over an original
+    // context of 8.
+    {.name = "gpt-oss",
+     .arch = "gpt-oss",
+     .features = "8 experts of 256, 2 used (top 2 logits, softmax), clamped SwiGLU, attention "
+                 "sinks, biases everywhere, sliding window 4 on layer 0, YaRN x4, untied",
+     .write_head_dim = true,
+     .eps = 1e-5f,
+     .qkv_bias = true,
+     .attn_out_bias = true,
+     .freq_base = 150000.0f,
+     .scaling_type = "yarn",
+     .scaling_factor = 4.0f,
+     .orig_ctx = 8,
+     .sliding_window = 4,
+     .experts = 8,
+     .experts_used = 2,
+     .expert_ff = 256,
+     .expert_biases = true,
+     .attn_sinks = true,
+     .ffn_norm = "post_attention_norm.weight"},
 };
 
 const Variant &find_variant(std::string_view name) {
@@ -344,10 +401,40 @@ void add_metadata(gguf::Writer &w, const Variant &v, uint32_t n_rot) {
     if (v.attention_scale) w.add(key("attention.scale"), MetaValue::f32(v.attention_scale));
     if (v.residual_scale) w.add(key("residual_scale"), MetaValue::f32(v.residual_scale));
     if (v.logit_scale) w.add(key("logit_scale"), MetaValue::f32(v.logit_scale));
+    if (v.experts) {
+        w.add(key("expert_count"), MetaValue::u32(v.experts));
+        w.add(key("expert_used_count"), MetaValue::u32(v.experts_used));
+    }
+    if (v.expert_ff) w.add(key("expert_feed_forward_length"), MetaValue::u32(v.expert_ff));
+    if (v.shared_ff) w.add(key("expert_shared_feed_forward_length"), MetaValue::u32(v.shared_ff));
     if (v.attn_softcap) w.add(key("attn_logit_softcapping"), MetaValue::f32(v.attn_softcap));
     if (v.final_softcap) w.add(key("final_logit_softcapping"), MetaValue::f32(v.final_softcap));
 
     sample_model::add_spm_metadata(w, make_vocab());
+}
+
+// A layer's experts: the router, the stacked expert matrices (ne = {cols, rows, experts}) with
+// their biases, and the shared expert.
+template <class Add>
+void add_experts(const Add &add, Random &rng, const Variant &v, const std::string &b) {
+    const uint64_t X = v.experts, F = v.expert_ff ? v.expert_ff : kFf;
+    add(b + "ffn_gate_inp.weight", {kEmbd, X}, rng.normal(kEmbd * X, 0.0, kStdRouter));
+    if (v.expert_biases) add(b + "ffn_gate_inp.bias", {X}, rng.normal(X, 0.0, kStdBias));
+    add(b + "ffn_gate_exps.weight", {kEmbd, F, X}, rng.normal(kEmbd * F * X, 0.0, kStdProj));
+    add(b + "ffn_up_exps.weight", {kEmbd, F, X}, rng.normal(kEmbd * F * X, 0.0, kStdProj));
+    add(b + "ffn_down_exps.weight", {F, kEmbd, X}, rng.normal(F * kEmbd * X, 0.0, kStdProj));
+    if (v.expert_biases) {
+        add(b + "ffn_gate_exps.bias", {F, X}, rng.normal(F * X, 0.0, kStdBias));
+        add(b + "ffn_up_exps.bias", {F, X}, rng.normal(F * X, 0.0, kStdBias));
+        add(b + "ffn_down_exps.bias", {kEmbd, X}, rng.normal(kEmbd * X, 0.0, kStdBias));
+    }
+    if (v.shared_ff) {
+        const uint64_t S = v.shared_ff;
+        add(b + "ffn_gate_inp_shexp.weight", {kEmbd}, rng.normal(kEmbd, 0.0, kStdRouter));
+        add(b + "ffn_gate_shexp.weight", {kEmbd, S}, rng.normal(kEmbd * S, 0.0, kStdProj));
+        add(b + "ffn_up_shexp.weight", {kEmbd, S}, rng.normal(kEmbd * S, 0.0, kStdProj));
+        add(b + "ffn_down_shexp.weight", {S, kEmbd}, rng.normal(S * kEmbd, 0.0, kStdProj));
+    }
 }
 
 void add_tensors(gguf::Writer &w, const Variant &v, uint32_t n_rot, uint32_t seed) {
@@ -409,8 +496,11 @@ void add_tensors(gguf::Writer &w, const Variant &v, uint32_t n_rot, uint32_t see
         if (v.attn_out_bias) add(b + "attn_output.bias", {kEmbd}, bias(kEmbd));
         if (v.post_norms) add(b + "post_attention_norm.weight", {kEmbd}, norm(kEmbd));
 
-        if (v.pre_norms) add(b + "ffn_norm.weight", {kEmbd}, norm(kEmbd));
-        if (v.fused_up) {
+        if (v.attn_sinks) add(b + "attn_sinks.weight", {kHeads}, rng.normal(kHeads, 0.0, 1.0));
+        if (v.pre_norms) add(b + v.ffn_norm, {kEmbd}, norm(kEmbd));
+        if (v.experts) {
+            add_experts(add, rng, v, b);
+        } else if (v.fused_up) {
             // Rows [gate | up]: llama.cpp activates the first half.
             add(b + "ffn_up.weight", {kEmbd, 2 * kFf}, matrix(kEmbd, 2 * kFf, kStdProj));
         } else {
@@ -419,8 +509,10 @@ void add_tensors(gguf::Writer &w, const Variant &v, uint32_t n_rot, uint32_t see
             add(b + "ffn_up.weight", {kEmbd, kFf}, matrix(kEmbd, kFf, kStdProj));
             if (v.ffn_bias) add(b + "ffn_up.bias", {kFf}, bias(kFf));
         }
-        add(b + "ffn_down.weight", {kFf, kEmbd}, matrix(kFf, kEmbd, kStdProj));
-        if (v.ffn_bias) add(b + "ffn_down.bias", {kEmbd}, bias(kEmbd));
+        if (!v.experts) {
+            add(b + "ffn_down.weight", {kFf, kEmbd}, matrix(kFf, kEmbd, kStdProj));
+            if (v.ffn_bias) add(b + "ffn_down.bias", {kEmbd}, bias(kEmbd));
+        }
         if (v.post_norms) add(b + "post_ffw_norm.weight", {kEmbd}, norm(kEmbd));
     }
 }

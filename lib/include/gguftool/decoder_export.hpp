@@ -70,12 +70,17 @@ struct Hparams {
     float residual_scale = 0;  // attention and FFN outputs * it before the residual add; 0: none
     float logit_scale = 0;     // logits / it; 0: none
     bool tied = false;         // the head is token_embd
+    // Mixture of experts (0 experts: a dense FFN).
+    int64_t n_expert = 0, n_expert_used = 0;
+    int64_t n_ff_exp = 0;    // each expert's FFN width
+    int64_t n_ff_shexp = 0;  // the shared expert's (qwen2moe)
     int64_t bos = -1, eos = -1, pad = -1;
 };
 
 // Reads and checks the hyperparameters and that every tensor the graph needs is there with its
 // shape. Throws gguftool::Error naming the file and the key or tensor: an architecture not
-// exported, MoE, a rope scaling type not done, a head count that does not divide...
+// exported, an expert count of zero, a rope scaling type not done, a head count that does not
+// divide...
 Hparams read_hparams(const gguf::Model &model);
 
 // How quantized weights are stored: `packed`, their GGUF bytes decoded by DequantizePacked
