@@ -210,6 +210,7 @@ TEST(ArchitectureTable, TheManPageListsEveryRow) {
     bool quoted = false;
     std::string word;
     for (char c : list.substr(4) + " ") {
+        if (c == '\\') continue;  // roff's \- is a plain hyphen
         if (c == '"') quoted = !quoted;
         if (quoted || c == '"' || c == ',') continue;
         if (c == ' ') {
@@ -444,6 +445,36 @@ TEST_F(DecoderBadInput, AnUnknownRopeScalingType) {
                 h.metadata.push_back({"llama.rope.scaling.type", gguf::MetaValue::str("dynamic")});
             });
     expect_refused(bad, "rope.scaling.type");
+}
+
+// Mixtures of experts: the counts, the gating function and the expert tensors' shapes.
+TEST_F(DecoderBadInput, AnExpertCountOfZero) {
+    const std::string bad = (dir_ / "experts0.gguf").string();
+    edit_key(testkit::decoder_gguf("qwen3moe", "F32"), bad, "qwen3moe.expert_count", u32(0));
+    expect_refused(bad, "qwen3moe.expert_count");
+}
+
+TEST_F(DecoderBadInput, MoreExpertsUsedThanExist) {
+    const std::string bad = (dir_ / "used.gguf").string();
+    edit_key(testkit::decoder_gguf("qwen2moe", "F32"), bad, "qwen2moe.expert_used_count", u32(9));
+    expect_refused(bad, "qwen2moe.expert_used_count");
+}
+
+TEST_F(DecoderBadInput, AnotherGatingFunction) {
+    const std::string bad = (dir_ / "gating.gguf").string();
+    edit_key(testkit::decoder_gguf("qwen3moe", "F32"), bad, "qwen3moe.expert_gating_func",
+             u32(2));  // sigmoid
+    expect_refused(bad, "qwen3moe.expert_gating_func");
+}
+
+TEST_F(DecoderBadInput, AnExpertTensorOfTheWrongShape) {
+    const std::string bad = (dir_ / "expert_shape.gguf").string();
+    rewrite(testkit::decoder_gguf("gpt-oss", "F32"), bad,
+            [](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
+                for (gguf::TensorHeader &t : h.tensors)
+                    if (t.name == "blk.1.ffn_gate_exps.weight") std::swap(t.dims[1], t.dims[2]);
+            });
+    expect_refused(bad, "blk.1.ffn_gate_exps.weight: shape");
 }
 
 TEST_F(DecoderBadInput, AnArchitectureNotExported) {
