@@ -250,26 +250,28 @@ std::optional<DecoderBuilder::NbitsOperands> DecoderBuilder::nbits_operands(
     const std::string name(t.name);
     if (auto it = nbits_done_.find(name); it != nbits_done_.end()) return it->second;
     const std::optional<NbitsForm> form = nbits_form(t.type);
-    const int64_t K = int64_t(t.ne[0]), N = int64_t(t.ne[1]);
-    if (!form || t.n_dims != 2 || K % form->block != 0 ||
+    // A matrix [N, K], or a stack of experts' [X, N, K]: X·N rows of K.
+    const int64_t K = int64_t(t.ne[0]), N = int64_t(t.ne[1]),
+                  X = t.n_dims == 3 ? int64_t(t.ne[2]) : 1;
+    if (!form || t.n_dims < 2 || t.n_dims > 3 || K % form->block != 0 ||
         model_.first().byte_order() != gguf::ByteOrder::little)
         return std::nullopt;
     NbitsOperands o;
     o.form = *form;
     o.n = N;
     o.k = K;
-    const int64_t blocks = K / form->block, blob = form->block * form->bits / 8;
+    const int64_t blocks = K / form->block, blob = form->block * form->bits / 8, R = X * N;
     const GgmlType type = t.type;
     const std::span<const uint8_t> data = t.data;
-    const size_t in_row = data.size() / size_t(N);
+    const size_t in_row = data.size() / size_t(R);
     const int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 22) / std::max<int64_t>(K, 1));
     // Codes and scales repack the rows again, a chunk at a time: memory stays bounded.
     auto writer = [=](bool codes) {
         return [=](Sink &sink) {
             std::vector<uint8_t> b;
             std::vector<float> s, z;
-            for (int64_t r0 = 0; r0 < N; r0 += chunk) {
-                const int64_t rows = std::min(chunk, N - r0);
+            for (int64_t r0 = 0; r0 < R; r0 += chunk) {
+                const int64_t rows = std::min(chunk, R - r0);
                 b.resize(size_t(rows * blocks * blob));
                 s.resize(size_t(rows * blocks));
                 z.resize(form->offsets ? size_t(rows * blocks) : 0);
@@ -282,27 +284,36 @@ std::optional<DecoderBuilder::NbitsOperands> DecoderBuilder::nbits_operands(
             }
         };
     };
-    o.b = n_.g().payload(name + ":nbits", DataType::uint8, {N, blocks, blob},
-                         uint64_t(N * blocks * blob), writer(true));
-    o.scales = n_.g().payload(name + ":scales", DataType::float32, {N, blocks},
-                              uint64_t(N * blocks * 4), writer(false));
-    // The offsets, transposed: all of them at once (an eighth of the float weight or less).
+    auto dims = [&](std::vector<int64_t> d) {
+        if (t.n_dims == 3) d.insert(d.begin(), X);
+        return d;
+    };
+    o.b = n_.g().payload(name + ":nbits", DataType::uint8, dims({N, blocks, blob}),
+                         uint64_t(R * blocks * blob), writer(true));
+    o.scales = n_.g().payload(name + ":scales", DataType::float32, dims({N, blocks}),
+                              uint64_t(R * blocks * 4), writer(false));
+    // The offsets, transposed per matrix ([k_blocks, N]): a matrix's at a time (an eighth of its
+    // float values or less).
     if (form->offsets)
         o.offsets = n_.g().payload(
-            name + ":offsets", DataType::float32, {blocks, N}, uint64_t(N * blocks * 4),
+            name + ":offsets", DataType::float32, dims({blocks, N}), uint64_t(R * blocks * 4),
             [=](Sink &sink) {
                 std::vector<uint8_t> b;
                 std::vector<float> s, z(size_t(N * blocks)), column(static_cast<size_t>(N));
-                for (int64_t r0 = 0; r0 < N; r0 += chunk) {
-                    const int64_t rows = std::min(chunk, N - r0);
-                    b.resize(size_t(rows * blocks * blob));
-                    s.resize(size_t(rows * blocks));
-                    nbits_rows(type, data.data() + size_t(r0) * in_row, rows, K, b.data(), s.data(),
-                               z.data() + size_t(r0 * blocks));
-                }
-                for (int64_t kb = 0; kb < blocks; ++kb) {
-                    for (int64_t n = 0; n < N; ++n) column[size_t(n)] = z[size_t(n * blocks + kb)];
-                    sink.write(reinterpret_cast<const uint8_t *>(column.data()), column.size() * 4);
+                for (int64_t e = 0; e < X; ++e) {
+                    for (int64_t r0 = 0; r0 < N; r0 += chunk) {
+                        const int64_t rows = std::min(chunk, N - r0);
+                        b.resize(size_t(rows * blocks * blob));
+                        s.resize(size_t(rows * blocks));
+                        nbits_rows(type, data.data() + size_t(e * N + r0) * in_row, rows, K,
+                                   b.data(), s.data(), z.data() + size_t(r0 * blocks));
+                    }
+                    for (int64_t kb = 0; kb < blocks; ++kb) {
+                        for (int64_t n = 0; n < N; ++n)
+                            column[size_t(n)] = z[size_t(n * blocks + kb)];
+                        sink.write(reinterpret_cast<const uint8_t *>(column.data()),
+                                   column.size() * 4);
+                    }
                 }
             });
     return nbits_done_[name] = o;
@@ -756,10 +767,25 @@ std::string DecoderBuilder::moe(int64_t il, const std::string &x) {
         n_.op("Squeeze", {n_.op("Shape", {used}, "used_count"), n_.ints({0})}, "trips");
     const std::string zeros =
         n_.op("Expand", {n_.f(0.0f), n_.op("Shape", {x}, "x_shape")}, "moe_zero");
-    // Every value the body reads from outside is made here, not in the body.
+    // Every value the body reads from outside is made here, not in the body: each expert
+    // stack's repacked MatMulNBits operands (--weights nbits, a format that maps) or its bytes.
+    auto nbits_experts = [&](const std::string &w) -> std::optional<NbitsOperands> {
+        const gguf::TensorInfo *t = model_.find_tensor(w);
+        if (!nbits_ || !t || !traits(t->type).quantized) return std::nullopt;
+        return nbits_operands(*t);
+    };
     for (const char *w : {"ffn_gate_exps.weight", "ffn_up_exps.weight", "ffn_down_exps.weight",
-                          "ffn_gate_exps.bias", "ffn_up_exps.bias", "ffn_down_exps.bias"})
-        expert_stack(name(w));
+                          "ffn_gate_exps.bias", "ffn_up_exps.bias", "ffn_down_exps.bias"}) {
+        const gguf::TensorInfo *t = model_.find_tensor(name(w));
+        if (!t) continue;
+        const std::optional<NbitsOperands> o = nbits_experts(name(w));
+        if (nbits_)
+            ++forms[fmt::format("{} -> {} (experts)", type_name(t->type),
+                                o ? (o->form.offsets ? "MatMulNBits + offsets" : "MatMulNBits")
+                                : traits(t->type).quantized ? "DequantizePacked"
+                                                            : "plain")];
+        if (!o) expert_stack(name(w));
+    }
 
     // The body: one expert e = used[i], its tokens' rows of x, its FFN, scattered back weighted.
     onnx::GraphProto body;
@@ -785,8 +811,29 @@ std::string DecoderBuilder::moe(int64_t il, const std::string &x) {
                         n_.ints({-1}), "row_list");  // [n_e]
     const std::string xe = n_.op("Gather", {x, tokens}, "x_rows");
     auto project_e = [&](const std::string &in, std::string_view what, std::string_view tag) {
-        std::string y =
-            n_.linear(in, expert_matrix(name(fmt::format("{}.weight", what)), e), "", tag);
+        const std::string w = name(fmt::format("{}.weight", what));
+        std::string y;
+        if (const std::optional<NbitsOperands> o = nbits_experts(w)) {
+            y = n_.g().name(fmt::format("{}/{}", n_.scope, tag));
+            const std::string b = n_.op("Gather", {o->b, e}, fmt::format("{}_b", tag));
+            const std::string sc = n_.op("Gather", {o->scales, e}, fmt::format("{}_scales", tag));
+            onnx::NodeProto &node = n_.g().node(n_.scope, "MatMulNBits", {in, b, sc}, {y});
+            node.set_domain("com.microsoft");
+            set_attribute(node, "K", o->k);
+            set_attribute(node, "N", o->n);
+            set_attribute(node, "bits", int64_t(o->form.bits));
+            set_attribute(node, "block_size", int64_t(o->form.block));
+            if (accuracy_level_) set_attribute(node, "accuracy_level", int64_t(accuracy_level_));
+            if (o->form.offsets)
+                y = n_.add(y,
+                           n_.op("MatMul",
+                                 {block_sums(in, o->form.block),
+                                  n_.op("Gather", {o->offsets, e}, fmt::format("{}_offsets", tag))},
+                                 fmt::format("{}_min", tag)),
+                           fmt::format("{}_nbits", tag));
+        } else {
+            y = n_.linear(in, expert_matrix(w, e), "", tag);
+        }
         if (const std::string b = expert_stack(name(fmt::format("{}.bias", what))); !b.empty())
             y = n_.add(y, n_.op("Gather", {b, e}, fmt::format("{}_bias", tag)),
                        fmt::format("{}_biased", tag));
