@@ -305,7 +305,7 @@ Status OnehotOperation::Execute(const abi::VariantPack &pack, uint8_t *workspace
                    reinterpret_cast<uintptr_t>(workspace) + p.workspace, true, "workspace"}};
     w.workspace = reinterpret_cast<uintptr_t>(workspace);
     w.workspace_size = p.workspace;
-    w.kernel = [=](const DeviceMemory &m) -> std::string {
+    w.task = [=](const DeviceMemory &m) -> std::string {
         const std::vector<int64_t> index = read_as<int64_t>(m, x, x.dims);
         int64_t outer = 1, inner = 1;
         for (int64_t i = 0; i < rank; ++i) (i < at ? outer : inner) *= x.dims[size_t(i)];
