@@ -135,7 +135,7 @@ struct OpDef {
     std::vector<std::string_view> attributes = {};
     OpFn run = nullptr;
     OutputDtypeRule output_dtype = same_as_input0;
-    bool view = false;  // output shares the input's buffer (Reshape, Unsqueeze, Identity, BitCast)
+    bool view = false;  // output shares the input's buffer (Reshape, Squeeze, Identity, ...)
 
     // The ONNX version of this operator that a model of `opset` uses ("Identity-25").
     int onnx_version(int64_t opset) const {

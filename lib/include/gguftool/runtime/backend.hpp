@@ -32,9 +32,9 @@ public:
     virtual ~DeviceBuffer() = default;
 };
 
-// A dense row-major tensor in a backend's memory. Reshape, Unsqueeze, Identity and BitCast produce
-// views sharing the buffer (BitCast with another dtype of the same size); buffers are never written
-// after the operator that made them.
+// A dense row-major tensor in a backend's memory. Reshape, Unsqueeze, Squeeze, Identity and
+// BitCast produce views sharing the buffer (BitCast with another dtype of the same size); buffers
+// are never written after the operator that made them.
 struct DeviceTensor {
     DataType dtype = DataType::undefined;
     Shape shape;
