@@ -1,7 +1,7 @@
 // Writes one of the tiny random decoder models of tests/support/tiny_decoder.hpp (F32 GGUF), or
 // lists them.
 //
-//   make_tiny_decoder NAME OUT.gguf [--seed N]
+//   make_tiny_decoder NAME OUT.gguf [--seed N]   (default: the variant's own seed)
 //   make_tiny_decoder --list
 #include <fmt/core.h>
 
@@ -25,7 +25,7 @@ int usage() {
 int main(int argc, char **argv) {
     using namespace gguftool::testkit;
     std::string name, path;
-    uint32_t seed = 1;
+    uint32_t seed = 0;  // the variant's own
     bool list = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -61,6 +61,7 @@ int main(int argc, char **argv) {
         fmt::print(stderr, "make_tiny_decoder: {}\n", e.what());
         return 1;
     }
-    fmt::print("wrote {} ({}, seed {})\n", path, name, seed);
+    fmt::print("wrote {} ({}, {})\n", path, name,
+               seed ? fmt::format("seed {}", seed) : std::string("its own seed"));
     return 0;
 }

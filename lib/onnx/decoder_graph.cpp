@@ -804,11 +804,12 @@ std::string DecoderBuilder::moe(int64_t il, const std::string &x) {
               "w_token");  // [N]: each token chooses e at most once
     set_attribute(*n_.last, "keepdims", int64_t{0});
     const std::string any = n_.op("Cast", {hit}, "hit_count");
-    set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::int64)));
+    set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
     std::string tokens = n_.op("ReduceSum", {any, n_.ints({-1})}, "hits");
     set_attribute(*n_.last, "keepdims", int64_t{0});
-    tokens = n_.reshape(n_.op("NonZero", {n_.op("Greater", {tokens, n_.i64(0)}, "routed")}, "rows"),
-                        n_.ints({-1}), "row_list");  // [n_e]
+    tokens =
+        n_.reshape(n_.op("NonZero", {n_.op("Greater", {tokens, n_.f(0.0f)}, "routed")}, "rows"),
+                   n_.ints({-1}), "row_list");  // [n_e]
     const std::string xe = n_.op("Gather", {x, tokens}, "x_rows");
     auto project_e = [&](const std::string &in, std::string_view what, std::string_view tag) {
         const std::string w = name(fmt::format("{}.weight", what));

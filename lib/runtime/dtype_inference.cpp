@@ -24,9 +24,8 @@ std::vector<NodeDtypes> infer_dtypes(const Model::Impl &m) {
             const auto it = in.empty() ? known.end() : known.find(in);
             t.inputs.push_back(it == known.end() ? DataType::undefined : it->second);
         }
-        // Every operator here has one output (op_registry.cpp).
-        t.outputs.assign(size_t(n.output_size()), DataType::undefined);
-        if (!t.outputs.empty()) t.outputs[0] = node.op->output_dtype(n, t.inputs);
+        for (int k = 0; k < n.output_size(); ++k)
+            t.outputs.push_back(node.op->output_dtype(n, t.inputs, size_t(k)));
         for (int k = 0; k < n.output_size(); ++k) known[n.output(k)] = t.outputs[size_t(k)];
         types.push_back(std::move(t));
     }

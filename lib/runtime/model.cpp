@@ -2,6 +2,7 @@
 // (external data mapped), and order the nodes so each runs after its inputs exist.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <queue>
@@ -70,6 +71,50 @@ int64_t default_opset(const onnx::ModelProto &m, const std::string &where) {
     return version;
 }
 
+// The names a graph's nodes (and their subgraphs' nodes) read that the graph does not define:
+// the outer-scope values it uses, in first-use order. `defined` holds the enclosing scopes' own.
+void outer_values(const onnx::GraphProto &g, std::set<std::string> defined,
+                  std::vector<std::string> &out) {
+    for (const auto &v : g.input()) defined.insert(v.name());
+    for (const auto &t : g.initializer()) defined.insert(t.name());
+    for (const onnx::NodeProto &n : g.node())
+        for (const std::string &o : n.output()) defined.insert(o);
+    for (const onnx::NodeProto &n : g.node()) {
+        for (const std::string &in : n.input())
+            if (!in.empty() && !defined.count(in) &&
+                std::find(out.begin(), out.end(), in) == out.end())
+                out.push_back(in);
+        for (const onnx::AttributeProto &a : n.attribute())
+            if (a.type() == onnx::AttributeProto::GRAPH) outer_values(a.g(), defined, out);
+    }
+}
+
+// A control-flow node's subgraphs as models of their own (their outer values as extra inputs),
+// and the node rewritten with those outer values as extra inputs.
+void load_subgraphs(Impl &impl, const onnx::NodeProto &n, const std::string &label,
+                    Impl::Node &node) {
+    if (std::none_of(n.attribute().begin(), n.attribute().end(),
+                     [](const auto &a) { return a.type() == onnx::AttributeProto::GRAPH; }))
+        return;
+    std::vector<std::string> outer;
+    for (const onnx::AttributeProto &a : n.attribute())
+        if (a.type() == onnx::AttributeProto::GRAPH) outer_values(a.g(), {}, outer);
+    for (const onnx::AttributeProto &a : n.attribute()) {
+        if (a.type() != onnx::AttributeProto::GRAPH) continue;
+        onnx::ModelProto sub;
+        sub.set_ir_version(impl.proto->ir_version());
+        *sub.mutable_opset_import() = impl.proto->opset_import();
+        *sub.mutable_graph() = a.g();
+        for (const std::string &v : outer) sub.mutable_graph()->add_input()->set_name(v);
+        node.subgraphs.push_back(Model::from_proto(
+            sub, impl.base_dir, fmt::format("{} ({}'s {})", impl.name, label, a.name())));
+    }
+    node.declared_inputs = size_t(n.input_size());
+    onnx::NodeProto &copy = impl.rewritten.emplace_back(n);
+    for (const std::string &v : outer) copy.add_input(v);
+    node.proto = &copy;
+}
+
 void resolve_nodes(Impl &impl, const onnx::GraphProto &g, std::vector<Impl::Node> &nodes) {
     for (int i = 0; i < g.node_size(); ++i) {
         const onnx::NodeProto &n = g.node(i);
@@ -121,6 +166,11 @@ void resolve_nodes(Impl &impl, const onnx::GraphProto &g, std::vector<Impl::Node
                 fail(fmt::format("unknown attribute '{}'", a.name()), node.version);
             if (!seen.insert(a.name()).second)
                 fail(fmt::format("attribute '{}' is given twice", a.name()), node.version);
+        }
+        try {
+            load_subgraphs(impl, n, node.label, node);
+        } catch (const Error &e) {
+            fail(e.what(), node.version);
         }
         nodes.push_back(std::move(node));
     }

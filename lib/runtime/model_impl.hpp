@@ -3,6 +3,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,12 @@ struct Model::Impl {
         int version = 0;    // the ONNX operator version the opset selects (OpDef::onnx_version)
         std::string label;  // node "name" (Op-V) -- for errors and profiles
         std::string name;   // node name, or "#index"
+        // A control-flow node's graph attributes (Loop's body), each a model whose inputs are
+        // the subgraph's own, then the outer values it reads. Those outer values are appended to
+        // the node's inputs at load (proto is then a rewritten copy), after its
+        // `declared_inputs`, so that they are ordered and kept alive as inputs are.
+        std::vector<Model> subgraphs;
+        size_t declared_inputs = 0;
     };
 
     std::string name;      // file path or given name: the `where` of errors
@@ -31,7 +38,8 @@ struct Model::Impl {
     std::vector<ValueInfo> overridable;  // graph inputs that also have an initializer
     std::vector<ValueInfo> outputs;
     std::vector<std::pair<std::string, Tensor>> initializers;
-    std::vector<Node> order;  // execution order
+    std::vector<Node> order;                // execution order
+    std::deque<onnx::NodeProto> rewritten;  // the control-flow nodes with their outer inputs
 };
 
 }  // namespace gguftool::runtime

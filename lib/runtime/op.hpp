@@ -53,8 +53,20 @@ public:
     // The type of output 0 by the operator's row (OpDef::output_dtype), from the inputs' types:
     // what dtype inference says before the node runs.
     DataType output_dtype() const;
-    // Allocates output 0 on the backend.
-    DeviceTensor &allocate_output(DataType dtype, const Shape &shape);
+    // Allocates output 0 (or output i) on the backend.
+    DeviceTensor &allocate_output(DataType dtype, const Shape &shape) {
+        return allocate_output(0, dtype, shape);
+    }
+    DeviceTensor &allocate_output(size_t i, DataType dtype, const Shape &shape);
+
+    // A control-flow node's subgraphs as models (Model::Impl::Node::subgraphs), and how many of
+    // its inputs are its own (the outer values its subgraphs read follow them).
+    void set_subgraphs(std::span<const Model> models, size_t declared_inputs) {
+        subgraphs_ = models;
+        declared_inputs_ = declared_inputs;
+    }
+    const Model &subgraph(size_t i) const;
+    size_t declared_inputs() const { return declared_inputs_; }
     // Runs the backend's kernel for this operator on the node's inputs and outputs (allocated
     // first) with `attributes`; throws when the backend has none.
     void run_kernel(const Attributes &attributes = {});
@@ -85,6 +97,8 @@ private:
     ExternalData &external_;
     std::vector<const DeviceTensor *> inputs_;
     std::vector<DeviceTensor> outputs_;
+    std::span<const Model> subgraphs_;
+    size_t declared_inputs_ = 0;
 };
 
 // The attribute `name` of `node`, or nullptr (no type check: OpContext's accessors check).
@@ -95,16 +109,19 @@ DataType attribute_dtype(const onnx::NodeProto &node, std::string_view name, Dat
 // The node's INT, FLOAT, STRING and INTS attributes, typed.
 Attributes typed_attributes(const onnx::NodeProto &node);
 
-// The type of a node's output 0, from the node and its inputs' types (undefined: unknown). Dtype
-// inference applies it before anything runs, and the operator allocates with it (output_dtype()).
-using OutputDtypeRule = DataType (*)(const onnx::NodeProto &node, std::span<const DataType> inputs);
+// The type of a node's output `output`, from the node and its inputs' types (undefined: unknown).
+// Dtype inference applies it before anything runs, and the operator allocates with it
+// (output_dtype()). The rules of single-output operators ignore `output`.
+using OutputDtypeRule = DataType (*)(const onnx::NodeProto &node, std::span<const DataType> inputs,
+                                     size_t output);
 
 // Output-type rules several operators share.
-DataType same_as_input0(const onnx::NodeProto &, std::span<const DataType> inputs);
-DataType bool_output(const onnx::NodeProto &, std::span<const DataType>);
-DataType int64_output(const onnx::NodeProto &, std::span<const DataType>);
-DataType uint8_output(const onnx::NodeProto &, std::span<const DataType>);
-DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataType>);  // "to"
+DataType same_as_input0(const onnx::NodeProto &, std::span<const DataType> inputs, size_t);
+DataType bool_output(const onnx::NodeProto &, std::span<const DataType>, size_t);
+DataType int64_output(const onnx::NodeProto &, std::span<const DataType>, size_t);
+DataType uint8_output(const onnx::NodeProto &, std::span<const DataType>, size_t);
+DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataType>,
+                            size_t);  // "to"
 
 // NumPy's multidirectional broadcasting of two shapes; throws when they do not broadcast.
 Shape broadcast(const Shape &a, const Shape &b);
@@ -172,5 +189,7 @@ std::span<const OpDef> range_ops();
 std::span<const OpDef> shape_ops();  // Unsqueeze, Squeeze, Reshape, Identity, BitCast, Shape
 std::span<const OpDef> unpack_ops();
 std::span<const OpDef> contrib_ops();  // com.microsoft: MatMulNBits, GatherBlockQuantized
+std::span<const OpDef> select_ops();   // TopK, NonZero, ScatterND
+std::span<const OpDef> loop_ops();
 
 }  // namespace gguftool::runtime::detail

@@ -101,7 +101,7 @@ void run_constant(OpContext &ctx) {
 }
 
 // Constant: the type of whichever value attribute it has (strings and sparse values: unknown).
-DataType constant_dtype(const onnx::NodeProto &n, std::span<const DataType>) {
+DataType constant_dtype(const onnx::NodeProto &n, std::span<const DataType>, size_t) {
     for (const onnx::AttributeProto &a : n.attribute()) {
         if (a.name() == "value" && a.type() == onnx::AttributeProto::TENSOR)
             return dtype_from_onnx(a.t().data_type()).value_or(DataType::undefined);

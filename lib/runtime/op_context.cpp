@@ -80,12 +80,17 @@ std::vector<int64_t> OpContext::index_list(size_t i, const char *what, bool int3
 DataType OpContext::output_dtype() const {
     std::vector<DataType> types;
     for (const DeviceTensor *t : inputs_) types.push_back(t ? t->dtype : DataType::undefined);
-    return def_.output_dtype(node_, types);
+    return def_.output_dtype(node_, types, 0);
 }
 
-DeviceTensor &OpContext::allocate_output(DataType dtype, const Shape &shape) {
-    outputs_.at(0) = backend_.allocate(dtype, shape);
-    return outputs_[0];
+DeviceTensor &OpContext::allocate_output(size_t i, DataType dtype, const Shape &shape) {
+    outputs_.at(i) = backend_.allocate(dtype, shape);
+    return outputs_[i];
+}
+
+const Model &OpContext::subgraph(size_t i) const {
+    if (i >= subgraphs_.size()) throw Error(fmt::format("the node has no subgraph {}", i));
+    return subgraphs_[i];
 }
 
 void OpContext::run_kernel(const Attributes &attributes) {

@@ -110,7 +110,7 @@ void run_gather_block_quantized(OpContext &ctx) {
     ctx.run_kernel(attrs);
 }
 
-DataType float_output(const onnx::NodeProto &, std::span<const DataType>) {
+DataType float_output(const onnx::NodeProto &, std::span<const DataType>, size_t) {
     return DataType::float32;
 }
 

@@ -30,7 +30,7 @@ void run_dequantize_packed(OpContext &ctx) {
 }
 
 // The output_dtype attribute (float when absent).
-DataType output_dtype_attribute(const onnx::NodeProto &n, std::span<const DataType>) {
+DataType output_dtype_attribute(const onnx::NodeProto &n, std::span<const DataType>, size_t) {
     return attribute_dtype(n, "output_dtype", DataType::float32);
 }
 

@@ -219,7 +219,7 @@ void run_where(OpContext &ctx) {
 }
 
 // Where's output has the type of x (input 1).
-DataType where_dtype(const onnx::NodeProto &, std::span<const DataType> in) {
+DataType where_dtype(const onnx::NodeProto &, std::span<const DataType> in, size_t) {
     return in.size() > 1 ? in[1] : DataType::undefined;
 }
 

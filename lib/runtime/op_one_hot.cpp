@@ -76,7 +76,7 @@ void run_one_hot(OpContext &ctx) {
 }
 
 // The output has the type of values (input 2).
-DataType values_dtype(const onnx::NodeProto &, std::span<const DataType> in) {
+DataType values_dtype(const onnx::NodeProto &, std::span<const DataType> in, size_t) {
     return in.size() > 2 ? in[2] : DataType::undefined;
 }
 

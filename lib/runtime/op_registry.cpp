@@ -20,26 +20,27 @@ std::span<const OpDef> op_table() {
         std::vector<OpDef> all;
         for (const std::span<const OpDef> rows :
              {compute_ops(), dequantize_packed_ops(), elementwise_ops(), layout_ops(), linalg_ops(),
-              one_hot_ops(), range_ops(), reduce_ops(), shape_ops(), unpack_ops(), contrib_ops()})
+              one_hot_ops(), range_ops(), reduce_ops(), shape_ops(), unpack_ops(), contrib_ops(),
+              select_ops(), loop_ops()})
             all.insert(all.end(), rows.begin(), rows.end());
         return all;
     }();
     return ops;
 }
 
-DataType same_as_input0(const onnx::NodeProto &, std::span<const DataType> inputs) {
+DataType same_as_input0(const onnx::NodeProto &, std::span<const DataType> inputs, size_t) {
     return inputs.empty() ? DataType::undefined : inputs[0];
 }
-DataType bool_output(const onnx::NodeProto &, std::span<const DataType>) {
+DataType bool_output(const onnx::NodeProto &, std::span<const DataType>, size_t) {
     return DataType::bool_;
 }
-DataType int64_output(const onnx::NodeProto &, std::span<const DataType>) {
+DataType int64_output(const onnx::NodeProto &, std::span<const DataType>, size_t) {
     return DataType::int64;
 }
-DataType uint8_output(const onnx::NodeProto &, std::span<const DataType>) {
+DataType uint8_output(const onnx::NodeProto &, std::span<const DataType>, size_t) {
     return DataType::uint8;
 }
-DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataType>) {
+DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataType>, size_t) {
     return attribute_dtype(node, "to", DataType::undefined);
 }
 

@@ -229,6 +229,7 @@ void Session::Impl::run_node(size_t index, RunValues &values, detail::ExternalDa
                                 backend.name(), e.what()));
     }
     detail::OpContext &ctx = *context;
+    ctx.set_subgraphs(node.subgraphs, node.declared_inputs);
     const uint64_t calls_before = profile ? backend.device_calls() : 0;
     const auto start = std::chrono::steady_clock::now();
     try {

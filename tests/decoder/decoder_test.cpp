@@ -176,15 +176,17 @@ INSTANTIATE_TEST_SUITE_P(
     testkit::DecoderParamName());
 
 // The other tiny models (tied head and biases, rope_freqs, YaRN, q/k norms, gemma's embedding
-// scale, smollm3's unrotated layers, olmo2's norms, granite's multipliers) in three formats: 4 bits
+// scale, smollm3's unrotated layers, olmo2's norms, granite's multipliers, the mixtures of
+// experts) in three formats: 4 bits
 // exact, 4 bits with offsets (a tied head sharing the embedding's bytes and offsets), 8 bits
 // block 16.
-INSTANTIATE_TEST_SUITE_P(TinyOthers, DecoderNbits,
-                         ::testing::Combine(::testing::Values("llama-tied-bias", "llama3",
-                                                              "mistral3", "qwen3", "gemma",
-                                                              "smollm3", "olmo2", "granite"),
-                                            ::testing::Values("Q4_0", "Q4_K_M", "Q6_K")),
-                         testkit::DecoderParamName());
+INSTANTIATE_TEST_SUITE_P(
+    TinyOthers, DecoderNbits,
+    ::testing::Combine(::testing::Values("llama-tied-bias", "llama3", "mistral3", "qwen3", "gemma",
+                                         "smollm3", "olmo2", "granite", "mixtral", "qwen2moe",
+                                         "qwen3moe", "gpt-oss"),
+                       ::testing::Values("Q4_0", "Q4_K_M", "Q6_K")),
+    testkit::DecoderParamName());
 
 // ---------------------------------------------------------------------------------------------
 // The architecture table is the one list: every row has a tiny model (and so every test above),

@@ -227,10 +227,12 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
                                                               "Q6_K")),
                          testkit::DecoderParamName());
 
-// The architectures added as rows (smollm3, olmo2, granite) in a format of each kind: exact 4 bits,
-// 4 bits with offsets, 8 bits block 16.
+// The architectures added as rows (smollm3, olmo2, granite, the mixtures of experts) in a format
+// of each kind: exact 4 bits, 4 bits with offsets, 8 bits block 16.
 INSTANTIATE_TEST_SUITE_P(TinyRows, DecoderOrtNbits,
-                         ::testing::Combine(::testing::Values("smollm3", "olmo2", "granite"),
+                         ::testing::Combine(::testing::Values("smollm3", "olmo2", "granite",
+                                                              "mixtral", "qwen2moe", "qwen3moe",
+                                                              "gpt-oss"),
                                             ::testing::Values("Q4_0", "Q4_K_M", "Q6_K")),
                          testkit::DecoderParamName());
 

@@ -819,6 +819,91 @@ inline onnx::TensorProto to_proto(const Tensor &t) {
     return p;
 }
 
+// --- The selections a mixture of experts routes with: the ONNX backend tests of TopK-11
+// (top_k.py), NonZero-9 (nonzero.py) and ScatterND-11/16/18 (scatternd.py), their expected
+// outputs worked out here as numpy's reference does ---
+
+inline std::vector<Case> selection_cases() {
+    std::vector<Case> cases;
+    auto i64 = [](const std::string &name, std::vector<int64_t> dims,
+                  const std::vector<int64_t> &v) {
+        return tensor(name, DataType::int64, std::move(dims), v);
+    };
+    // TopK: the 3 largest (or smallest) of each row, sorted, ties lowest index first.
+    const std::vector<float> x = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    for (const auto &[name, axis] :
+         {std::pair<std::string, int64_t>{"test_top_k", 1}, {"test_top_k_negative_axis", -1}})
+        cases.push_back({name,
+                         6,
+                         11,
+                         "TopK",
+                         {attr_int("axis", axis)},
+                         {f32("x", {3, 4}, x), i64("k", {1}, {3})},
+                         {f32("values", {3, 3}, {3, 2, 1, 7, 6, 5, 11, 10, 9}),
+                          i64("indices", {3, 3}, {3, 2, 1, 3, 2, 1, 3, 2, 1})}});
+    cases.push_back({"test_top_k_smallest",
+                     6,
+                     11,
+                     "TopK",
+                     {attr_int("axis", 1), attr_int("largest", 0), attr_int("sorted", 1)},
+                     {f32("x", {3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 11, 10, 9, 8}), i64("k", {1}, {3})},
+                     {f32("values", {3, 3}, {0, 1, 2, 4, 5, 6, 8, 9, 10}),
+                      i64("indices", {3, 3}, {0, 1, 2, 0, 1, 2, 3, 2, 1})}});
+    // NonZero: the indices of [[1, 0], [1, 1]]'s true elements, one row per axis.
+    cases.push_back(
+        {"test_nonzero_example",
+         6,
+         9,
+         "NonZero",
+         {},
+         {tensor("condition", DataType::bool_, {2, 2}, std::vector<uint8_t>{1, 0, 1, 1})},
+         {i64("result", {2, 3}, {0, 1, 1, 0, 0, 1})}});
+    // ScatterND: slices of a [4, 4, 4] replaced, or combined, by two updates.
+    const std::vector<float> block = {1, 2, 3, 4, 5, 6, 7, 8, 8, 7, 6, 5, 4, 3, 2, 1};
+    const std::vector<float> flipped = {8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3, 4, 5, 6, 7, 8};
+    std::vector<float> data;
+    for (const auto *b : {&block, &block, &flipped, &flipped})
+        data.insert(data.end(), b->begin(), b->end());
+    std::vector<float> u0, u1;
+    for (float v : {5.f, 6.f, 7.f, 8.f}) append(u0, 4, v);
+    for (float v : {1.f, 2.f, 3.f, 4.f}) append(u1, 4, v);
+    std::vector<float> updates = u0;
+    updates.insert(updates.end(), u1.begin(), u1.end());
+    // Replaced: slices 0 and 2.
+    std::vector<float> replaced = data;
+    std::copy(u0.begin(), u0.end(), replaced.begin());
+    std::copy(u1.begin(), u1.end(), replaced.begin() + 32);
+    cases.push_back({"test_scatternd",
+                     6,
+                     11,
+                     "ScatterND",
+                     {},
+                     {f32("data", {4, 4, 4}, data), i64("indices", {2, 1}, {0, 2}),
+                      f32("updates", {2, 4, 4}, updates)},
+                     {f32("y", {4, 4, 4}, replaced)}});
+    // Reduced: both updates into slice 0.
+    const std::pair<const char *, float (*)(float, float)> reductions[] = {
+        {"add", [](float a, float b) { return a + b; }},
+        {"mul", [](float a, float b) { return a * b; }},
+        {"max", [](float a, float b) { return std::max(a, b); }},
+        {"min", [](float a, float b) { return std::min(a, b); }},
+    };
+    for (const auto &[reduction, f] : reductions) {
+        std::vector<float> y = data;
+        for (size_t j = 0; j < 16; ++j) y[j] = f(f(y[j], u0[j]), u1[j]);
+        const std::string r = reduction;
+        cases.push_back({"test_scatternd_" + (r == "mul" ? std::string("multiply") : r),
+                         8,
+                         r == "max" || r == "min" ? 18 : 16,
+                         "ScatterND",
+                         {attr_string("reduction", r)},
+                         {f32("data", {4, 4, 4}, data), i64("indices", {2, 1}, {0, 0}),
+                          f32("updates", {2, 4, 4}, updates)},
+                         {f32("y", {4, 4, 4}, y)}});
+    }
+    return cases;
+}
+
 inline void write_bytes(const std::filesystem::path &path, const std::string &bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), std::streamsize(bytes.size()));
@@ -831,7 +916,7 @@ inline std::vector<Case> all_cases() {
     std::vector<Case> cases;
     for (auto part :
          {detail::dequantize_packed_cases(), detail::unpack_cases(), detail::unsqueeze_cases(),
-          detail::one_hot_cases(), detail::decoder_op_cases()})
+          detail::one_hot_cases(), detail::decoder_op_cases(), detail::selection_cases()})
         cases.insert(cases.end(), part.begin(), part.end());
     return cases;
 }

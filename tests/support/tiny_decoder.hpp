@@ -37,9 +37,10 @@ std::vector<std::string> tiny_decoder_names();
 // The variant `name`. Throws std::invalid_argument for an unknown name.
 TinyDecoder tiny_decoder(std::string_view name);
 
-// Writes the variant `name` as an F32 GGUF file to `path` (the same bytes for the same seed).
+// Writes the variant `name` as an F32 GGUF file to `path` (the same bytes for the same seed; 0:
+// the variant's own).
 // Throws std::invalid_argument for an unknown name, gguftool::Error when the file cannot be
 // written.
-void write_tiny_decoder(std::string_view name, const std::string &path, uint32_t seed = 1);
+void write_tiny_decoder(std::string_view name, const std::string &path, uint32_t seed = 0);
 
 }  // namespace gguftool::testkit

@@ -42,7 +42,8 @@ CpuBackend::CpuBackend(unsigned threads) : threads_(threads) {
     for (const std::span<const CpuKernelRow> rows :
          {view_rows(), binary_kernels(), cast_kernels(), dequantize_packed_kernels(),
           index_kernels(), layout_kernels(), matmul_kernels(), nbits_kernels(), range_kernels(),
-          reduce_kernels(), unary_kernels(), unpack_kernels(), where_neg_kernels()})
+          reduce_kernels(), select_kernels(), unary_kernels(), unpack_kernels(),
+          where_neg_kernels()})
         for (const CpuKernelRow &row : rows)
             register_kernel(
                 row.op_type,

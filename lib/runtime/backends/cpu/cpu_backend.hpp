@@ -26,6 +26,7 @@ std::span<const CpuKernelRow> matmul_kernels();  // MatMul, Gemm (OpenBLAS)
 std::span<const CpuKernelRow> nbits_kernels();   // com.microsoft MatMulNBits, GatherBlockQuantized
 std::span<const CpuKernelRow> range_kernels();
 std::span<const CpuKernelRow> reduce_kernels();  // Softmax, ReduceMean, ReduceSum
+std::span<const CpuKernelRow> select_kernels();  // TopK, NonZero, ScatterND, Loop (no kernel)
 std::span<const CpuKernelRow> unary_kernels();   // Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Not
 std::span<const CpuKernelRow> unpack_kernels();
 std::span<const CpuKernelRow> where_neg_kernels();  // Where, Neg
