@@ -4,11 +4,13 @@
 // transformers.js' greedy generate gives llama.cpp's greedy tokens.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "decoder_fixtures.hpp"
 #include "gguftool/decoder_export.hpp"
@@ -232,6 +234,68 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
 INSTANTIATE_TEST_SUITE_P(TinyRows, DecoderOrtNbits,
                          ::testing::Combine(::testing::Values("smollm3", "olmo2", "granite"),
                                             ::testing::Values("Q4_0", "Q4_K_M", "Q6_K")),
+                         testkit::DecoderParamName());
+
+// Every format has a MatMulNBits form: files of the IQ, ternary and fp4 formats (IQ2_XXS with a
+// random importance matrix, MXFP4_MOE --pure: every weight mxfp4) exported with --weights nbits
+// keep every weight quantized in onnxruntime: the export reports no DequantizePacked, the graph
+// holds no weight's GGUF bytes (what a lowered DequantizePacked would decode) and no
+// DequantizePacked node; onnxruntime's steps agree with the executor and llama.cpp, and verify
+// passes on the executor.
+class DecoderOrtNbitsQuantized
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(DecoderOrtNbitsQuantized, NoWeightIsDecodedToFloat) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    const auto &[variant, type] = GetParam();
+    const std::string gguf = testkit::decoder_gguf(variant, type);
+    const gguf::Model model = gguf::Model::open(gguf);
+    TempDir tmp;
+    decoder::Options o;
+    o.weights = decoder::Weights::nbits;
+    const decoder::Result r = decoder::export_decoder(model, tmp.file("package"), o);
+    EXPECT_EQ(r.packed, 0u);
+    std::set<std::string> types;
+    for (const auto &[form, count] : r.forms) {
+        EXPECT_EQ(form.find("DequantizePacked"), std::string::npos) << form << ": " << count;
+        types.insert(form.substr(0, form.find(' ')));
+    }
+    onnx::ModelProto m;
+    std::ifstream f(r.model_path, std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&f));
+    std::set<std::string> initializers;
+    for (const onnx::TensorProto &t : m.graph().initializer()) initializers.insert(t.name());
+    for (const onnx::NodeProto &n : m.graph().node()) EXPECT_NE(n.op_type(), "DequantizePacked");
+    size_t quantized = 0;
+    for (const gguf::TensorInfo &t : model.tensors()) {
+        if (!traits(t.type).quantized) continue;
+        ++quantized;
+        EXPECT_FALSE(initializers.count(std::string(t.name))) << t.name << " kept its GGUF bytes";
+        EXPECT_TRUE(initializers.count(std::string(t.name) + ":nbits")) << t.name;
+    }
+    EXPECT_GT(quantized, 0u);
+    // The file holds the type the test is about.
+    const std::string want = type == "IQ2_XXS"          ? "iq2_xxs"
+                             : type == "IQ4_XS"         ? "iq4_xs"
+                             : type == "TQ2_0"          ? "tq2_0"
+                             : type == "MXFP4_MOE-pure" ? "mxfp4"
+                                                        : "";
+    EXPECT_TRUE(types.count(want)) << type << " has no " << want << " weight";
+
+    const std::string package = testkit::decoder_package(variant, type, kOrtOpset, true);
+    verify::DecoderVerifyOptions v;
+    v.ids = kPrompt;
+    v.steps = 2;
+    const verify::DecoderReport report = verify::verify_decoder(gguf, package, v);
+    EXPECT_TRUE(report.pass) << "verify on the executor";
+    expect_steps_agree(variant, type, true, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbitsQuantized,
+                         ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2"),
+                                            ::testing::Values("IQ4_XS", "IQ2_XXS", "TQ2_0",
+                                                              "MXFP4_MOE-pure")),
                          testkit::DecoderParamName());
 
 // --weights nbits --accuracy-level 4: onnxruntime quantizes the activations to int8 per block of
