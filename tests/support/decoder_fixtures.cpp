@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bump when the tiny models or the exporter's output change meaning: it names the cache folder.
-constexpr const char *kVersion = "decoders-5";
+constexpr const char *kVersion = "decoders-6";
 
 fs::path cache_dir() {
     return fs::path(GGUFTOOL_TESTKIT_CACHE_DIR) / kVersion;
