@@ -249,6 +249,16 @@ std::optional<DecoderBuilder::NbitsOperands> DecoderBuilder::nbits_operands(
     const std::span<const uint8_t> data = t.data;
     const size_t in_row = data.size() / size_t(N);
     const int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 22) / std::max<int64_t>(K, 1));
+    // Rows [r0, r0 + rows) repacked; an error names the tensor.
+    const std::string path = model_.shards().at(t.shard)->path();
+    const uint64_t at = t.file_offset;
+    auto repack = [=](int64_t r0, int64_t rows, uint8_t *b, float *s, float *z) {
+        try {
+            nbits_rows(type, data.data() + size_t(r0) * in_row, rows, K, b, s, z);
+        } catch (const Error &e) {
+            throw Error(path, at, fmt::format("tensor {}: {}", name, e.problem()));
+        }
+    };
     // Codes and scales repack the rows again, a chunk at a time: memory stays bounded.
     auto writer = [=](bool codes) {
         return [=](Sink &sink) {
@@ -259,8 +269,7 @@ std::optional<DecoderBuilder::NbitsOperands> DecoderBuilder::nbits_operands(
                 b.resize(size_t(rows * blocks * blob));
                 s.resize(size_t(rows * blocks));
                 z.resize(form->offsets ? size_t(rows * blocks) : 0);
-                nbits_rows(type, data.data() + size_t(r0) * in_row, rows, K, b.data(), s.data(),
-                           z.empty() ? nullptr : z.data());
+                repack(r0, rows, b.data(), s.data(), z.empty() ? nullptr : z.data());
                 if (codes)
                     sink.write(b.data(), b.size());
                 else
@@ -283,8 +292,7 @@ std::optional<DecoderBuilder::NbitsOperands> DecoderBuilder::nbits_operands(
                     const int64_t rows = std::min(chunk, N - r0);
                     b.resize(size_t(rows * blocks * blob));
                     s.resize(size_t(rows * blocks));
-                    nbits_rows(type, data.data() + size_t(r0) * in_row, rows, K, b.data(), s.data(),
-                               z.data() + size_t(r0 * blocks));
+                    repack(r0, rows, b.data(), s.data(), z.data() + size_t(r0 * blocks));
                 }
                 for (int64_t kb = 0; kb < blocks; ++kb) {
                     for (int64_t n = 0; n < N; ++n) column[size_t(n)] = z[size_t(n * blocks + kb)];
