@@ -18,7 +18,8 @@
 //   - With a minimum, w = s·q − m (q4_1, q5_1, q2_K, q4_K, q5_K): the centred code q − c and
 //     a float offset per block, c·s − m (c·s exact, one rounding); the graph adds sum(block's
 //     activations) · offset after the product. A sub-block whose scale is 0 is its offset.
-// A unit that is 0, infinite or NaN (random bytes) gives code 0: its block decodes to 0 or NaN.
+// A unit that is 0, infinite or NaN (random bytes) gives code 0: its block decodes to 0 or NaN; a
+// value that overflowed to ±inf (mxfp4's largest scales) gets the code of its sign that overflows.
 // The MatMulNBits block is the sub-block the unit belongs to (16 or 32; formats with one scale per
 // larger block use 32), its bits 4 where the codes fit (−8..7), else 8.
 #include <fmt/format.h>
