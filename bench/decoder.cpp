@@ -361,7 +361,7 @@ int main_(int argc, char **argv) {
         rows.push_back(ort_row("onnxruntime 1.30 (lowered, 21)", pkg21));
     rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 0)", pkgnb));
     rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 4)", pkgnb4));
-    const Row &ort4 = rows.back();
+    const Row ort4 = rows.back();  // a copy: rows grows below
     const std::vector<std::string> sizes = {std::to_string(prompt), std::to_string(steps),
                                             std::to_string(threads)};
     auto child_args = [&](const char *kind, const std::string &package) {
