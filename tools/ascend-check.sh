@@ -6,6 +6,9 @@
 #
 #   tools/ascend-check.sh [BUILD_DIR]      (default: build-ascend-check)
 #
+# With ONNX_NODE_TESTS set to a directory of ONNX backend node tests (test_*/model.onnx and
+# test_data_set_0, as in onnx/backend/test/data/node of the onnx repository), those run too.
+#
 # Exit status: 0 when every step passed, 1 otherwise. The report goes to stdout and to
 # BUILD_DIR/ascend-check-report.md.
 set -u
@@ -58,8 +61,8 @@ if step "build" bash -c "cmake -S . -B '$build' -DCMAKE_BUILD_TYPE=Release -DGGU
     step "backend found CANN (not the emulation)" bash -c \
         "'$exe' run --backend ascend --test-dir testdata/node-tests/test_unsqueeze_axis_0 2>&1 | tee /dev/stderr | grep -q '^backend: ascend' && ! '$exe' run --backend ascend --test-dir testdata/node-tests/test_unsqueeze_axis_0 2>&1 | grep -q emulation"
     step "node tests (testdata/node-tests), exact" "$exe" run --backend ascend --test-dir testdata/node-tests --exact
-    if [ -d ../shared/onnx-node-tests ]; then
-        step "node tests (../shared/onnx-node-tests), exact" "$exe" run --backend ascend --test-dir ../shared/onnx-node-tests --exact
+    if [ -n "${ONNX_NODE_TESTS:-}" ]; then
+        step "node tests ($ONNX_NODE_TESTS), exact" "$exe" run --backend ascend --test-dir "$ONNX_NODE_TESTS" --exact
     fi
     step "to-onnx the sample" "$exe" to-onnx testdata/sample.gguf "$work/sample.onnx"
     step "verify --onnx on the sample" "$exe" verify testdata/sample.gguf --onnx "$work/sample.onnx" --backend ascend

@@ -1,6 +1,7 @@
 // gguftool dump --json: one JSON document, written straight to the output buffer (no DOM), one
 // metadata entry or tensor per line. JSON has no NaN or Infinity: non-finite numbers are null.
 #include "dump.hpp"
+#include "gguftool/tokenizer_export.hpp"
 #include "metadata_values.hpp"
 
 namespace gguftool::cli::dump {
@@ -20,6 +21,37 @@ void put_metadata(Out &out, const gguf::File &f) {
         out.put('}');
     }
     out.put(first ? "]" : "\n  ]");
+}
+
+// The tokenizer summary (as in the text output): absent when the file has no tokenizer.
+void put_tokenizer(Out &out, const gguf::File &f) {
+    const std::optional<tokenizer::TokenizerSummary> s = tokenizer::summarize_tokenizer(f);
+    if (!s) return;
+    out.put(",\n  \"tokenizer\": {\"model\": ");
+    put_json_string(out, s->model);
+    out.put(", \"pre\": ");
+    if (s->pre.empty())
+        out.put("null");
+    else
+        put_json_string(out, s->pre);
+    out.print(", \"tokens\": {}", s->vocab_size);
+    if (s->exportable.empty()) {  // the special ids are known only when the vocabulary reads
+        out.put(", \"special_ids\": {");
+        for (size_t i = 0; i < s->special_ids.size(); ++i) {
+            out.put(i ? ", " : "");
+            put_json_string(out, s->special_ids[i].first);
+            out.print(": {}", s->special_ids[i].second);
+        }
+        out.print("}}, \"add_bos\": {}, \"add_eos\": {}, \"add_sep\": {}", s->add_bos, s->add_eos,
+                  s->add_sep);
+    }
+    out.print(", \"chat_template\": {}, \"exportable\": {}", s->chat_template,
+              s->exportable.empty());
+    if (!s->exportable.empty()) {
+        out.put(", \"export_problem\": ");
+        put_json_string(out, s->exportable);
+    }
+    out.put('}');
 }
 
 void put_values(Out &out, const Values &v) {
@@ -114,7 +146,10 @@ void write_json(Out &out, const gguf::Model &model, const Options &opt,
     out.print(",\n  \"metadata_count\": {},\n  \"tensor_count\": {},\n  \"parameters\": {}",
               f.metadata().size(), model.tensors().size(), parameters);
     put_shards(out, model);
-    if (!opt.no_metadata) put_metadata(out, f);
+    if (!opt.no_metadata) {
+        put_metadata(out, f);
+        put_tokenizer(out, f);
+    }
     if (!opt.no_tensors) put_tensors(out, model, reports);
     out.put("\n}\n");
 }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "dump.hpp"
+#include "gguftool/tokenizer_export.hpp"
 #include "metadata_values.hpp"
 
 namespace gguftool::cli::dump {
@@ -67,6 +68,47 @@ void write_metadata(Out &out, const gguf::File &f, const Style &st) {
         const std::string type = type_label(e.value);
         out.print("  {}{:<{}}{}  ", st.type, type, type_width, st.reset);
         put_value(out, e.value);
+        out.put('\n');
+    }
+}
+
+// The tokenizer.* metadata as llama.cpp resolves it (defaults applied): a few lines, after the
+// metadata, when the file has a tokenizer.
+void write_tokenizer(Out &out, const gguf::File &f, const Style &st) {
+    const std::optional<tokenizer::TokenizerSummary> s = tokenizer::summarize_tokenizer(f);
+    if (!s) return;
+    const auto label = [&](std::string_view name) {
+        out.print("  {}{:<14}{} ", st.dim, name, st.reset);
+    };
+    out.print("\n{}tokenizer{}\n", st.bold, st.reset);
+    label("model");
+    put_display_string(out, s->model, SIZE_MAX);
+    out.put('\n');
+    label("pre-tokenizer");
+    put_display_string(out, s->pre.empty() ? "-" : s->pre, SIZE_MAX);
+    out.put('\n');
+    label("tokens");
+    out.print("{}\n", s->vocab_size);
+    if (s->exportable.empty()) {  // the special ids are known only when the vocabulary reads
+        const std::pair<std::string_view, bool> added[] = {
+            {"bos", s->add_bos}, {"eos", s->add_eos}, {"sep", s->add_sep}};
+        label("special");
+        for (size_t i = 0; i < s->special_ids.size(); ++i) {
+            const auto &[name, id] = s->special_ids[i];
+            out.print("{}{} {}", i ? ", " : "", name, id);
+            for (const auto &[a, on] : added)
+                if (on && name == a) out.put(" (added)");
+        }
+        out.put(s->special_ids.empty() ? "-\n" : "\n");
+    }
+    label("chat template");
+    out.put(s->chat_template ? "yes\n" : "no\n");
+    label("exportable");
+    if (s->exportable.empty()) {
+        out.put("yes (gguftool tokenizer)\n");
+    } else {
+        out.put("no: ");
+        put_display_string(out, s->exportable, SIZE_MAX);
         out.put('\n');
     }
 }
@@ -241,7 +283,10 @@ void write_text(Out &out, const gguf::Model &model, const Options &opt,
                 const std::vector<TensorReport> &reports) {
     const Style st = style_for(stdout);
     write_header(out, model, st);
-    if (!opt.no_metadata) write_metadata(out, model.first(), st);
+    if (!opt.no_metadata) {
+        write_metadata(out, model.first(), st);
+        write_tokenizer(out, model.first(), st);
+    }
     if (opt.no_tensors) return;
     write_tensor_table(out, model, opt, reports, st);
     write_summary(out, reports, st);

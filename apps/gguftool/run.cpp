@@ -88,11 +88,7 @@ void print_summary(const OutputTable &table, const std::string &name, const rt::
                                                            : DataType::int64;
         const rt::Tensor part = rt::Tensor::copy_of(
             t.dtype(), {int64_t(n)}, t.bytes().subspan(0, size_t(n * dtype_size(t.dtype()))));
-        auto backend = rt::make_cpu_backend(1);
-        const rt::DeviceTensor x = backend->upload(part);
-        rt::DeviceTensor y = backend->allocate(as, {int64_t(n)});
-        backend->cast(x, y);
-        const rt::Tensor v = backend->download(y);
+        const rt::Tensor v = rt::cast_tensor(part, as);
         for (uint64_t i = 0; i < n; ++i) {
             if (t.dtype() == DataType::uint64)
                 values += fmt::format(" {}", t.data_as<uint64_t>()[i]);

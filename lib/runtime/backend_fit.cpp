@@ -42,12 +42,8 @@ OpQuery op_query(const Node &node, NodeDtypes types) {
     return q;
 }
 
-// The backend's answer for one node: an operator that runs a registered kernel the backend does
-// not have is unsupported without asking.
+// The backend's answer for one node.
 Capability answer(const Backend &backend, const Node &node, NodeDtypes types) {
-    if (node.op->kernel && !backend.kernel(node.op->op_type))
-        return {Kind::unsupported,
-                fmt::format("the {} backend has no {}", backend.name(), node.op->op_type)};
     return backend.query(op_query(node, std::move(types)));
 }
 

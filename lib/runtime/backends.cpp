@@ -1,5 +1,5 @@
 // Choosing a backend by name (a new backend adds one row here and its directory under backends/),
-// and the typed operator functions a backend does not override.
+// and a backend's operator rows: registering them, the query they answer.
 #include <fmt/format.h>
 
 #include "gguftool/runtime.hpp"
@@ -25,45 +25,29 @@ constexpr BackendRow kBackends[] = {
     {"ascend", make_ascend_backend},
 };
 
-// What a typed operator function the backend does not override throws. The session never calls
-// it when the backend's query() answers honestly; a backend that runs it anyway gets this error.
-[[noreturn]] void no_kernel(const Backend &b, const char *function) {
-    throw Error(fmt::format("the {} backend has no {} kernel", b.name(), function));
-}
-
 }  // namespace
 
-void Backend::dequantize_packed(GgmlType, const DeviceTensor &, DeviceTensor &) {
-    no_kernel(*this, "dequantize_packed");
+void Backend::register_kernel(std::string op_type, OpKernel kernel, CapabilityRule capability) {
+    rows_[std::move(op_type)] = Row{std::move(kernel), std::move(capability)};
 }
-void Backend::unpack(const UnpackParams &, const DeviceTensor &, DeviceTensor &) {
-    no_kernel(*this, "unpack");
+
+Capability Backend::query(const OpQuery &q) const {
+    const auto it = rows_.find(q.op_type);
+    if (it == rows_.end())
+        return {Capability::Kind::unsupported,
+                fmt::format("the {} backend has no {}", name(), q.op_type)};
+    return it->second.capability ? it->second.capability(q) : Capability{};
 }
-void Backend::one_hot(const OneHotParams &, const DeviceTensor &, const DeviceTensor &,
-                      DeviceTensor &) {
-    no_kernel(*this, "one_hot");
+
+const OpKernel *Backend::kernel(std::string_view op_type) const {
+    const auto it = rows_.find(op_type);
+    return it == rows_.end() || !it->second.kernel ? nullptr : &it->second.kernel;
 }
-void Backend::cast(const DeviceTensor &, DeviceTensor &) {
-    no_kernel(*this, "cast");
-}
-void Backend::binary(BinaryOp, const DeviceTensor &, const DeviceTensor &, DeviceTensor &) {
-    no_kernel(*this, "binary");
-}
-void Backend::slice(std::span<const int64_t>, std::span<const int64_t>, const DeviceTensor &,
-                    DeviceTensor &) {
-    no_kernel(*this, "slice");
-}
-void Backend::transpose(std::span<const size_t>, const DeviceTensor &, DeviceTensor &) {
-    no_kernel(*this, "transpose");
-}
-void Backend::range(const DeviceTensor &, const DeviceTensor &, DataType, DeviceTensor &) {
-    no_kernel(*this, "range");
-}
-void Backend::gather(size_t, bool, const DeviceTensor &, const DeviceTensor &, DeviceTensor &) {
-    no_kernel(*this, "gather");
-}
-void Backend::concat(size_t, std::span<const DeviceTensor>, DeviceTensor &) {
-    no_kernel(*this, "concat");
+
+std::vector<std::string> Backend::op_types() const {
+    std::vector<std::string> names;
+    for (const auto &[op_type, row] : rows_) names.push_back(op_type);
+    return names;
 }
 
 std::vector<std::string> backend_names() {

@@ -100,16 +100,16 @@ void resolve_nodes(Impl &impl, const onnx::GraphProto &g, std::vector<Impl::Node
         node.version = node.op->onnx_version(opset);
         node.label = node_label(n, size_t(i), node.version);
         const detail::OpDef &op = *node.op;
-        if (n.input_size() < op.min_inputs || n.input_size() > op.max_inputs)
-            fail(op.min_inputs == op.max_inputs
-                     ? fmt::format("has {} inputs, needs {}", n.input_size(), op.min_inputs)
-                     : fmt::format("has {} inputs, needs {} to {}", n.input_size(), op.min_inputs,
-                                   op.max_inputs),
+        if (n.input_size() < op.inputs.min || n.input_size() > op.inputs.max)
+            fail(op.inputs.min == op.inputs.max
+                     ? fmt::format("has {} inputs, needs {}", n.input_size(), op.inputs.min)
+                     : fmt::format("has {} inputs, needs {} to {}", n.input_size(), op.inputs.min,
+                                   op.inputs.max),
                  node.version);
-        if (n.output_size() < op.min_outputs || n.output_size() > op.max_outputs)
-            fail(fmt::format("has {} outputs, needs {}", n.output_size(), op.min_outputs),
+        if (n.output_size() < op.outputs.min || n.output_size() > op.outputs.max)
+            fail(fmt::format("has {} outputs, needs {}", n.output_size(), op.outputs.min),
                  node.version);
-        for (int k = 0; k < op.min_inputs; ++k)
+        for (int k = 0; k < op.inputs.min; ++k)
             if (n.input(k).empty())
                 fail(fmt::format("required input {} is empty", k), node.version);
         for (const std::string &o : n.output())

@@ -4,9 +4,11 @@
 // attribute access with validation, and where to put its outputs (internal to lib/runtime).
 //
 // Operators validate everything that does not depend on data values (attributes, dtypes, shapes),
-// allocate their outputs, and call one Backend function or the backend's registered kernel
-// (run_kernel). They throw gguftool::Error with the bare problem; the session prefixes the model
-// and the node.
+// allocate their outputs, and run the backend's kernel for the operator (run_kernel) with the
+// attributes they checked and derived; views (Reshape, ...) and host-side values (Shape,
+// Constant) run none. The comment above a run function is its kernel's contract: the inputs,
+// outputs and attributes a kernel gets. Operators throw gguftool::Error with the bare problem;
+// the session prefixes the model and the node.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -53,9 +55,12 @@ public:
     DataType output_dtype() const;
     // Allocates output 0 on the backend.
     DeviceTensor &allocate_output(DataType dtype, const Shape &shape);
-    // Runs the backend's registered kernel for this operator on the inputs and the outputs
-    // (allocated first) with `attributes`; throws when the backend has none.
+    // Runs the backend's kernel for this operator on the node's inputs and outputs (allocated
+    // first) with `attributes`; throws when the backend has none.
     void run_kernel(const Attributes &attributes = {});
+    // The same kernel on other tensors (Min folds its inputs through the two-input kernel).
+    void run_kernel(std::span<const DeviceTensor *const> inputs, std::span<DeviceTensor> outputs,
+                    const Attributes &attributes = {});
 
     // Attributes. Each checks the attribute's declared type; absent gives nullopt / the default.
     const onnx::AttributeProto *attribute(std::string_view name) const;
@@ -104,29 +109,33 @@ DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataTyp
 // NumPy's multidirectional broadcasting of two shapes; throws when they do not broadcast.
 Shape broadcast(const Shape &a, const Shape &b);
 
-// Any number of inputs (max_inputs).
+// Any number of inputs (Arity::max).
 inline constexpr int kMany = std::numeric_limits<int>::max();
 
+// How many inputs or outputs a node of an operator has: min to max (kMany: any number).
+struct Arity {
+    int min = 1, max = 1;
+};
+
 // One operator version: arity, the attributes it accepts, its output type and its implementation.
+// Rows are written with designated initializers, the common fields left to their defaults:
+//     {.op_type = "Softmax", .since = 13, .attributes = {"axis"}, .run = run_softmax}
 using OpFn = void (*)(OpContext &);
 struct OpDef {
-    std::string_view op_type;
-    int since;  // first opset version with these semantics
-    // Later ONNX versions of the operator with the same semantics here (they only widened the
-    // type lists), ascending: a node at opset 29 runs Identity-1's code but is Identity-25.
-    std::vector<int> same_as_later;
-    int min_inputs, max_inputs;
-    int min_outputs, max_outputs;
-    std::vector<std::string_view> attributes;
-    OpFn run;
-    OutputDtypeRule output_dtype = same_as_input0;
-    bool view = false;  // output shares the input's buffer (Reshape, Unsqueeze, Identity, BitCast)
-    // Runs the backend's registered kernel for op_type (OpContext::run_kernel): a backend that
-    // registers none has the node reported unsupported before anything runs.
-    bool kernel = false;
     // The operator's domain: "" (the default ONNX domain) or "com.microsoft" (onnxruntime's
     // contrib operators, version 1).
     std::string_view domain = {};
+    std::string_view op_type;
+    int since = 1;  // first opset version with these semantics
+    // Later ONNX versions of the operator with the same semantics here (they only widened the
+    // type lists), ascending: a node at opset 29 runs Identity-1's code but is Identity-25.
+    std::vector<int> same_as_later = {};
+    Arity inputs = {};
+    Arity outputs = {};
+    std::vector<std::string_view> attributes = {};
+    OpFn run = nullptr;
+    OutputDtypeRule output_dtype = same_as_input0;
+    bool view = false;  // output shares the input's buffer (Reshape, Squeeze, Identity, ...)
 
     // The ONNX version of this operator that a model of `opset` uses ("Identity-25").
     int onnx_version(int64_t opset) const {
@@ -136,6 +145,9 @@ struct OpDef {
         return v;
     }
 };
+
+// The operator table, row by row (op_registry.cpp).
+std::span<const OpDef> op_table();
 
 // Newest version of `op_type` of `domain` ("" the default one) the opset `opset` of that domain
 // selects, or nullptr with `why`.

@@ -6,13 +6,18 @@
 namespace gguftool::runtime::detail {
 namespace {
 
+// Cast-6/19. Kernel: x of any type converted to y's ("to"; the man page gives the rules: floats
+// round to nearest even, floats to integers truncate and saturate, integers wrap), same shape.
 void run_cast(OpContext &ctx) {
     const DataType dtype = ctx.attr_dtype("to");
     const DeviceTensor &x = ctx.input(0);
-    DeviceTensor &y = ctx.allocate_output(dtype, x.shape);
-    ctx.backend().cast(x, y);
+    ctx.allocate_output(dtype, x.shape);
+    ctx.run_kernel();
 }
 
+// Gather-1/11. Kernel: y[o, j, i] = data[o, indices[j], i] along attribute "axis" (normalized);
+// indices INT32 or INT64, negative ones counting from the end when attribute
+// "negative_indices" is 1 (Gather-11); an index out of range is an error.
 void run_gather(OpContext &ctx) {
     const DeviceTensor &data = ctx.input(0);
     const DeviceTensor &indices = ctx.input(1);
@@ -26,14 +31,17 @@ void run_gather(OpContext &ctx) {
     shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
     shape.insert(shape.end(), data.shape.begin() + std::ptrdiff_t(axis) + 1, data.shape.end());
     shape_elements(shape, "output");
-    DeviceTensor &y = ctx.allocate_output(data.dtype, shape);
-    ctx.backend().gather(axis, ctx.version() >= 11, data, indices, y);
+    ctx.allocate_output(data.dtype, shape);
+    Attributes attributes;
+    attributes.set("axis", int64_t(axis));
+    attributes.set("negative_indices", int64_t(ctx.version() >= 11));
+    ctx.run_kernel(attributes);
 }
 
+// Concat-1/4/11. Kernel: the inputs (all present, of y's type) joined along attribute "axis"
+// (normalized); they match y's shape on every other axis.
 void run_concat(OpContext &ctx) {
-    std::vector<DeviceTensor> inputs;
-    for (size_t i = 0; i < ctx.input_count(); ++i) inputs.push_back(ctx.input(i));
-    const DeviceTensor &first = inputs[0];
+    const DeviceTensor &first = ctx.input(0);
     if (first.shape.empty()) throw Error("inputs must have rank at least 1");
     std::optional<int64_t> axis_attr = ctx.attr_int("axis");
     if (!axis_attr) {
@@ -45,8 +53,8 @@ void run_concat(OpContext &ctx) {
     const size_t axis = normalize_axis(*axis_attr, first.shape.size(), "attribute 'axis'");
     Shape shape = first.shape;
     uint64_t total = 0;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        const DeviceTensor &t = inputs[i];
+    for (size_t i = 0; i < ctx.input_count(); ++i) {
+        const DeviceTensor &t = ctx.input(i);
         if (t.dtype != first.dtype)
             throw Error(fmt::format("input {} is {} but input 0 is {}", i, dtype_name(t.dtype),
                                     dtype_name(first.dtype)));
@@ -64,8 +72,10 @@ void run_concat(OpContext &ctx) {
     }
     shape[axis] = int64_t(total);
     shape_elements(shape, "output");
-    DeviceTensor &y = ctx.allocate_output(first.dtype, shape);
-    ctx.backend().concat(axis, inputs, y);
+    ctx.allocate_output(first.dtype, shape);
+    Attributes attributes;
+    attributes.set("axis", int64_t(axis));
+    ctx.run_kernel(attributes);
 }
 
 void run_constant(OpContext &ctx) {
@@ -105,35 +115,66 @@ DataType constant_dtype(const onnx::NodeProto &n, std::span<const DataType>) {
 
 std::span<const OpDef> compute_ops() {
     static const std::vector<OpDef> rows = {
-        {"Cast", 6, {9, 13}, 1, 1, 1, 1, {"to"}, run_cast, to_attribute_dtype},
-        {"Cast",
-         19,
-         {21, 23, 24, 25},
-         1,
-         1,
-         1,
-         1,
-         {"to", "saturate", "round_mode"},
-         run_cast,
-         to_attribute_dtype},
-        {"Gather", 1, {}, 2, 2, 1, 1, {"axis"}, run_gather},
-        {"Gather", 11, {13}, 2, 2, 1, 1, {"axis"}, run_gather},
-        {"Concat", 1, {}, 1, kMany, 1, 1, {"axis"}, run_concat},
-        {"Concat", 4, {}, 1, kMany, 1, 1, {"axis"}, run_concat},
-        {"Concat", 11, {13}, 1, kMany, 1, 1, {"axis"}, run_concat},
-        {"Constant", 1, {9}, 0, 0, 1, 1, {"value"}, run_constant, constant_dtype},
-        {"Constant", 11, {}, 0, 0, 1, 1, {"value", "sparse_value"}, run_constant, constant_dtype},
-        {"Constant",
-         12,
-         {13, 19, 21, 23, 24, 25},
-         0,
-         0,
-         1,
-         1,
-         {"value", "sparse_value", "value_float", "value_floats", "value_int", "value_ints",
-          "value_string", "value_strings"},
-         run_constant,
-         constant_dtype},
+        {.op_type = "Cast",
+         .since = 6,
+         .same_as_later = {9, 13},
+         .attributes = {"to"},
+         .run = run_cast,
+         .output_dtype = to_attribute_dtype},
+        {.op_type = "Cast",
+         .since = 19,
+         .same_as_later = {21, 23, 24, 25},
+         .attributes = {"to", "saturate", "round_mode"},
+         .run = run_cast,
+         .output_dtype = to_attribute_dtype},
+        {.op_type = "Gather",
+         .since = 1,
+         .inputs = {2, 2},
+         .attributes = {"axis"},
+         .run = run_gather},
+        {.op_type = "Gather",
+         .since = 11,
+         .same_as_later = {13},
+         .inputs = {2, 2},
+         .attributes = {"axis"},
+         .run = run_gather},
+        {.op_type = "Concat",
+         .since = 1,
+         .inputs = {1, kMany},
+         .attributes = {"axis"},
+         .run = run_concat},
+        {.op_type = "Concat",
+         .since = 4,
+         .inputs = {1, kMany},
+         .attributes = {"axis"},
+         .run = run_concat},
+        {.op_type = "Concat",
+         .since = 11,
+         .same_as_later = {13},
+         .inputs = {1, kMany},
+         .attributes = {"axis"},
+         .run = run_concat},
+        {.op_type = "Constant",
+         .since = 1,
+         .same_as_later = {9},
+         .inputs = {0, 0},
+         .attributes = {"value"},
+         .run = run_constant,
+         .output_dtype = constant_dtype},
+        {.op_type = "Constant",
+         .since = 11,
+         .inputs = {0, 0},
+         .attributes = {"value", "sparse_value"},
+         .run = run_constant,
+         .output_dtype = constant_dtype},
+        {.op_type = "Constant",
+         .since = 12,
+         .same_as_later = {13, 19, 21, 23, 24, 25},
+         .inputs = {0, 0},
+         .attributes = {"value", "sparse_value", "value_float", "value_floats", "value_int",
+                        "value_ints", "value_string", "value_strings"},
+         .run = run_constant,
+         .output_dtype = constant_dtype},
     };
     return rows;
 }

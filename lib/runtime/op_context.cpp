@@ -89,10 +89,15 @@ DeviceTensor &OpContext::allocate_output(DataType dtype, const Shape &shape) {
 }
 
 void OpContext::run_kernel(const Attributes &attributes) {
-    const Kernel *kernel = backend_.kernel(def_.op_type);
+    run_kernel(inputs_, outputs_, attributes);
+}
+
+void OpContext::run_kernel(std::span<const DeviceTensor *const> inputs,
+                           std::span<DeviceTensor> outputs, const Attributes &attributes) {
+    const OpKernel *kernel = backend_.kernel(def_.op_type);
     if (!kernel)
         throw Error(fmt::format("the {} backend has no {} kernel", backend_.name(), def_.op_type));
-    (*kernel)(KernelArgs{inputs_, outputs_, attributes});
+    (*kernel)(KernelArgs{inputs, outputs, attributes});
 }
 
 const onnx::AttributeProto *find_attribute(const onnx::NodeProto &node, std::string_view name) {

@@ -20,6 +20,8 @@ void expect(const DeviceTensor &t, DataType dtype, const char *what) {
 }
 
 // Y = A · dequant(B)ᵀ (+ bias): dequant(B)[n][k] = (code - zero_point) · scale of its block.
+// Kernel: the node's inputs as checked here (g_idx absent); attributes "K", "N", "bits" and
+// "block_size" (the default bits filled in).
 void run_matmul_nbits(OpContext &ctx) {
     const DeviceTensor &a = ctx.input(0), &b = ctx.input(1), &scales = ctx.input(2);
     expect(a, DataType::float32, "A");
@@ -73,7 +75,9 @@ void run_matmul_nbits(OpContext &ctx) {
 }
 
 // Rows of data (quantized along its last axis, gathered along axis 0) at `indices`, decoded:
-// (code - zero_point) · scale, zero point 2^(bits-1) (uint8 data).
+// (code - zero_point) · scale, zero point 2^(bits-1) (uint8 data). Kernel: data, indices and
+// scales as checked here; attributes "bits" and "block_size" (the defaults filled in); an index
+// out of range gives a row of zeros (onnxruntime's behaviour).
 void run_gather_block_quantized(OpContext &ctx) {
     const DeviceTensor &data = ctx.input(0), &indices = ctx.input(1), &scales = ctx.input(2);
     expect(data, DataType::uint8, "data");
@@ -113,33 +117,19 @@ DataType float_output(const onnx::NodeProto &, std::span<const DataType>) {
 }  // namespace
 
 std::span<const OpDef> contrib_ops() {
-    static const OpDef rows[] = {
-        {"MatMulNBits",
-         1,
-         {},
-         3,
-         6,
-         1,
-         1,
-         {"K", "N", "bits", "block_size", "accuracy_level", "weight_prepacked"},
-         run_matmul_nbits,
-         float_output,
-         false,
-         true,
-         kContribDomain},
-        {"GatherBlockQuantized",
-         1,
-         {},
-         3,
-         4,
-         1,
-         1,
-         {"bits", "block_size", "gather_axis", "quantize_axis"},
-         run_gather_block_quantized,
-         float_output,
-         false,
-         true,
-         kContribDomain},
+    static const std::vector<OpDef> rows = {
+        {.domain = kContribDomain,
+         .op_type = "MatMulNBits",
+         .inputs = {3, 6},
+         .attributes = {"K", "N", "bits", "block_size", "accuracy_level", "weight_prepacked"},
+         .run = run_matmul_nbits,
+         .output_dtype = float_output},
+        {.domain = kContribDomain,
+         .op_type = "GatherBlockQuantized",
+         .inputs = {3, 4},
+         .attributes = {"bits", "block_size", "gather_axis", "quantize_axis"},
+         .run = run_gather_block_quantized,
+         .output_dtype = float_output},
     };
     return rows;
 }

@@ -1,11 +1,14 @@
 // DequantizePacked-29: the rules of gguftool/opset29.hpp, then the backend's decoder.
 #include <fmt/format.h>
 
+#include "gguftool/opset29.hpp"
 #include "op.hpp"
 
 namespace gguftool::runtime::detail {
 namespace {
 
+// Kernel: x UINT8 holds exactly the blocks of y.elements() values of the GGUF type in attribute
+// "format" (its GgmlType number); y is FLOAT, FLOAT16, BFLOAT16 or DOUBLE.
 void run_dequantize_packed(OpContext &ctx) {
     const std::optional<std::string> format = ctx.attr_string("format");
     const std::optional<std::vector<int64_t>> shape = ctx.attr_ints("shape");
@@ -20,8 +23,10 @@ void run_dequantize_packed(OpContext &ctx) {
     const std::vector<std::optional<int64_t>> x_shape(x.shape.begin(), x.shape.end());
     opset29::check_dequantize_packed_input(op, x_shape);
 
-    DeviceTensor &y = ctx.allocate_output(op.output_dtype, op.shape);
-    ctx.backend().dequantize_packed(op.type, x, y);
+    ctx.allocate_output(op.output_dtype, op.shape);
+    Attributes attributes;
+    attributes.set("format", int64_t(op.type));
+    ctx.run_kernel(attributes);
 }
 
 // The output_dtype attribute (float when absent).
@@ -33,16 +38,11 @@ DataType output_dtype_attribute(const onnx::NodeProto &n, std::span<const DataTy
 
 std::span<const OpDef> dequantize_packed_ops() {
     static const std::vector<OpDef> rows = {
-        {"DequantizePacked",
-         29,
-         {},
-         1,
-         1,
-         1,
-         1,
-         {"format", "shape", "output_dtype"},
-         run_dequantize_packed,
-         output_dtype_attribute},
+        {.op_type = "DequantizePacked",
+         .since = 29,
+         .attributes = {"format", "shape", "output_dtype"},
+         .run = run_dequantize_packed,
+         .output_dtype = output_dtype_attribute},
     };
     return rows;
 }

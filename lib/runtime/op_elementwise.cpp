@@ -44,7 +44,8 @@ void check_types(DataType t, Types types, const char *what) {
     }
 }
 
-void run_binary(OpContext &ctx, BinaryOp op, Types types) {
+// The checks of a binary operator: a and b of one type among `types`, broadcast (NumPy rules).
+void run_binary(OpContext &ctx, Types types, const Attributes &attributes = {}) {
     const DeviceTensor &a = ctx.input(0);
     const DeviceTensor &b = ctx.input(1);
     if (a.dtype != b.dtype)
@@ -53,24 +54,21 @@ void run_binary(OpContext &ctx, BinaryOp op, Types types) {
     check_types(a.dtype, types, "inputs");
     const Shape shape = broadcast(a.shape, b.shape);
     shape_elements(shape, "output");
-    DeviceTensor &y = ctx.allocate_output(ctx.output_dtype(), shape);
-    ctx.backend().binary(op, a, b, y);
+    ctx.allocate_output(ctx.output_dtype(), shape);
+    ctx.run_kernel(attributes);
 }
 
-void run_add(OpContext &ctx) {
-    run_binary(ctx, BinaryOp::add, Types::numeric);
-}
-void run_sub(OpContext &ctx) {
-    run_binary(ctx, BinaryOp::sub, Types::numeric);
-}
-void run_mul(OpContext &ctx) {
-    run_binary(ctx, BinaryOp::mul, Types::numeric);
-}
-void run_div(OpContext &ctx) {
-    run_binary(ctx, BinaryOp::div, Types::numeric);
+// Add, Sub, Mul, Div. Kernel: inputs a and b of one numeric type, broadcast (NumPy rules) to y
+// of that type; integers wrap modulo 2^n, Div's truncate toward zero (the minimum divided by -1
+// wraps; an integer division by 0 is an error); float16 and bfloat16 compute in float and round
+// once.
+void run_arithmetic(OpContext &ctx) {
+    run_binary(ctx, Types::numeric);
 }
 
-// Mod-10/13: fmod 0 is Python's % (integers only), fmod 1 C's fmod.
+// Mod-10/13: fmod 0 is Python's % (integers only), fmod 1 C's fmod. Kernel: a and b numeric,
+// broadcast to y; attribute "fmod" (0: the remainder with the divisor's sign; 1: with the
+// dividend's, exact for integers); an integer modulo by 0 is an error.
 void run_mod(OpContext &ctx) {
     const int64_t fmod = ctx.attr_int("fmod", 0);
     if (fmod != 0 && fmod != 1)
@@ -79,29 +77,37 @@ void run_mod(OpContext &ctx) {
     if (fmod == 0 && is_floating(t))
         throw Error(fmt::format("{} inputs need attribute 'fmod' 1 (fmod 0 is the integer mod)",
                                 dtype_name(t)));
-    run_binary(ctx, fmod ? BinaryOp::fmod : BinaryOp::mod, Types::numeric);
+    Attributes attributes;
+    attributes.set("fmod", fmod);
+    run_binary(ctx, Types::numeric, attributes);
 }
 
+// BitwiseAnd-18. Kernel: a and b integers, broadcast to y.
 void run_bitwise_and(OpContext &ctx) {
-    run_binary(ctx, BinaryOp::bitwise_and, Types::integers);
+    run_binary(ctx, Types::integers);
 }
 
+// BitShift-11. Kernel: a and b unsigned integers, broadcast to y; attribute "direction" ("LEFT"
+// or "RIGHT"); shifting by the bit width or more gives 0.
 void run_bit_shift(OpContext &ctx) {
     const std::optional<std::string> direction = ctx.attr_string("direction");
     if (!direction) throw Error("attribute 'direction' is required");
     if (*direction != "LEFT" && *direction != "RIGHT")
         throw Error(fmt::format("attribute 'direction' must be \"LEFT\" or \"RIGHT\", not \"{}\"",
                                 *direction));
-    run_binary(ctx, *direction == "LEFT" ? BinaryOp::shift_left : BinaryOp::shift_right,
-               Types::unsigned_integers);
+    Attributes attributes;
+    attributes.set("direction", *direction);
+    run_binary(ctx, Types::unsigned_integers, attributes);
 }
 
+// Equal. Kernel: a and b of one type (any), broadcast to the BOOL y; floats compare as IEEE
+// values (NaN unequal, -0 == +0).
 void run_equal(OpContext &ctx) {
-    run_binary(ctx, BinaryOp::equal, Types::any);
+    run_binary(ctx, Types::any);
 }
 
-// Greater, Less, GreaterOrEqual, LessOrEqual: numeric inputs of one type, broadcast; BOOL out.
-// And, Or: BOOL inputs. Registered kernels (cpu_binary.cpp), named by the operator.
+// Greater, Less, GreaterOrEqual, LessOrEqual. Kernel: a and b of one numeric type, broadcast to
+// the BOOL y (NaN compares false). And, Or. Kernel: a and b BOOL, broadcast to the BOOL y.
 void run_comparison(OpContext &ctx, bool logical) {
     const DeviceTensor &a = ctx.input(0);
     const DeviceTensor &b = ctx.input(1);
@@ -123,8 +129,8 @@ void run_logical(OpContext &ctx) {
     run_comparison(ctx, true);
 }
 
-// Sqrt, Tanh, Sigmoid, Exp, Reciprocal: float32, float64, float16 and bfloat16 (the halves
-// computed in float and rounded once). Registered kernels (cpu_unary.cpp).
+// Sqrt, Tanh, Sigmoid, Exp, Reciprocal. Kernel: x float, double, float16 or bfloat16; y of its
+// type and shape.
 void run_float_unary(OpContext &ctx) {
     const DeviceTensor &x = ctx.input(0);
     if (!is_floating(x.dtype))
@@ -134,6 +140,7 @@ void run_float_unary(OpContext &ctx) {
     ctx.run_kernel();
 }
 
+// Not. Kernel: x BOOL (any non-zero byte is true); y BOOL of its shape.
 void run_not(OpContext &ctx) {
     const DeviceTensor &x = ctx.input(0);
     if (x.dtype != DataType::bool_)
@@ -143,7 +150,7 @@ void run_not(OpContext &ctx) {
 }
 
 // Expand-8/13: the input broadcast (NumPy rules, both ways) with `shape`, a 1-D INT64 input whose
-// dims of 1 keep the input's.
+// dims of 1 keep the input's. Kernel: input 0 broadcast to y (of its type); input 1 is the shape.
 void run_expand(OpContext &ctx) {
     const DeviceTensor &x = ctx.input(0);
     const std::vector<int64_t> target = ctx.index_list(1, "shape", false, false);
@@ -157,7 +164,8 @@ void run_expand(OpContext &ctx) {
     ctx.run_kernel();
 }
 
-// Min-8/12/13: any number of inputs, folded left to right.
+// Min-8/12/13: any number of inputs, folded left to right. Kernel: two inputs a and b of one
+// numeric type, broadcast to y; NaN when either is NaN (that NaN), -0 below +0.
 void run_min(OpContext &ctx) {
     const DeviceTensor &first = ctx.input(0);
     check_types(first.dtype, Types::numeric, "inputs");
@@ -173,15 +181,17 @@ void run_min(OpContext &ctx) {
     if (ctx.input_count() == 1) return ctx.set_output(0, first);
     DeviceTensor acc = first;
     for (size_t i = 1; i < ctx.input_count(); ++i) {
-        const DeviceTensor &t = ctx.input(i);
-        const Shape s = broadcast(acc.shape, t.shape);
+        const DeviceTensor *pair[] = {&acc, &ctx.input(i)};
+        const Shape s = broadcast(acc.shape, pair[1]->shape);
         DeviceTensor out = i + 1 == ctx.input_count() ? ctx.allocate_output(first.dtype, s)
                                                       : ctx.backend().allocate(first.dtype, s);
-        ctx.backend().binary(BinaryOp::min, acc, t, out);
+        ctx.run_kernel(pair, std::span(&out, 1));
         acc = std::move(out);
     }
 }
 
+// Neg. Kernel: x a signed integer or floating type; y of its type and shape (integers wrap,
+// floats flip the sign bit).
 void run_neg(OpContext &ctx) {
     const DeviceTensor &x = ctx.input(0);
     if (!is_floating(x.dtype) && !(is_integer(x.dtype) && !is_unsigned(x.dtype)))
@@ -191,6 +201,8 @@ void run_neg(OpContext &ctx) {
     ctx.run_kernel();
 }
 
+// Where-9/16. Kernel: condition BOOL, x and y of one type, the three broadcast to the output
+// (of x's type), which copies the selected element.
 void run_where(OpContext &ctx) {
     const DeviceTensor &c = ctx.input(0);
     const DeviceTensor &x = ctx.input(1);
@@ -215,44 +227,104 @@ DataType where_dtype(const onnx::NodeProto &, std::span<const DataType> in) {
 
 std::span<const OpDef> elementwise_ops() {
     static const std::vector<OpDef> rows = {
-        {"Add", 7, {13, 14}, 2, 2, 1, 1, {}, run_add},
-        {"Sub", 7, {13, 14}, 2, 2, 1, 1, {}, run_sub},
-        {"Mul", 7, {13, 14}, 2, 2, 1, 1, {}, run_mul},
-        {"Div", 7, {13, 14}, 2, 2, 1, 1, {}, run_div},
-        {"Mod", 10, {13}, 2, 2, 1, 1, {"fmod"}, run_mod},
-        {"Min", 8, {12, 13}, 1, kMany, 1, 1, {}, run_min},
-        {"BitwiseAnd", 18, {}, 2, 2, 1, 1, {}, run_bitwise_and},
-        {"BitShift", 11, {}, 2, 2, 1, 1, {"direction"}, run_bit_shift},
-        {"Equal", 7, {11, 13, 19}, 2, 2, 1, 1, {}, run_equal, bool_output},
-        {"Neg", 6, {13}, 1, 1, 1, 1, {}, run_neg, same_as_input0, /*view=*/false, /*kernel=*/true},
+        {.op_type = "Add",
+         .since = 7,
+         .same_as_later = {13, 14},
+         .inputs = {2, 2},
+         .run = run_arithmetic},
+        {.op_type = "Sub",
+         .since = 7,
+         .same_as_later = {13, 14},
+         .inputs = {2, 2},
+         .run = run_arithmetic},
+        {.op_type = "Mul",
+         .since = 7,
+         .same_as_later = {13, 14},
+         .inputs = {2, 2},
+         .run = run_arithmetic},
+        {.op_type = "Div",
+         .since = 7,
+         .same_as_later = {13, 14},
+         .inputs = {2, 2},
+         .run = run_arithmetic},
+        {.op_type = "Mod",
+         .since = 10,
+         .same_as_later = {13},
+         .inputs = {2, 2},
+         .attributes = {"fmod"},
+         .run = run_mod},
+        {.op_type = "Min",
+         .since = 8,
+         .same_as_later = {12, 13},
+         .inputs = {1, kMany},
+         .run = run_min},
+        {.op_type = "BitwiseAnd", .since = 18, .inputs = {2, 2}, .run = run_bitwise_and},
+        {.op_type = "BitShift",
+         .since = 11,
+         .inputs = {2, 2},
+         .attributes = {"direction"},
+         .run = run_bit_shift},
+        {.op_type = "Equal",
+         .since = 7,
+         .same_as_later = {11, 13, 19},
+         .inputs = {2, 2},
+         .run = run_equal,
+         .output_dtype = bool_output},
+        {.op_type = "Neg", .since = 6, .same_as_later = {13}, .run = run_neg},
         // Greater-7 and Less-7 took floats, -9 added integers, -13 bfloat16; GreaterOrEqual-16
         // and LessOrEqual-16 added bfloat16.
-        {"Greater", 7, {9, 13}, 2, 2, 1, 1, {}, run_compare, bool_output, false, true},
-        {"Less", 7, {9, 13}, 2, 2, 1, 1, {}, run_compare, bool_output, false, true},
-        {"GreaterOrEqual", 12, {16}, 2, 2, 1, 1, {}, run_compare, bool_output, false, true},
-        {"LessOrEqual", 12, {16}, 2, 2, 1, 1, {}, run_compare, bool_output, false, true},
-        {"And", 7, {}, 2, 2, 1, 1, {}, run_logical, bool_output, false, true},
-        {"Or", 7, {}, 2, 2, 1, 1, {}, run_logical, bool_output, false, true},
-        {"Not", 1, {}, 1, 1, 1, 1, {}, run_not, bool_output, false, true},
+        {.op_type = "Greater",
+         .since = 7,
+         .same_as_later = {9, 13},
+         .inputs = {2, 2},
+         .run = run_compare,
+         .output_dtype = bool_output},
+        {.op_type = "Less",
+         .since = 7,
+         .same_as_later = {9, 13},
+         .inputs = {2, 2},
+         .run = run_compare,
+         .output_dtype = bool_output},
+        {.op_type = "GreaterOrEqual",
+         .since = 12,
+         .same_as_later = {16},
+         .inputs = {2, 2},
+         .run = run_compare,
+         .output_dtype = bool_output},
+        {.op_type = "LessOrEqual",
+         .since = 12,
+         .same_as_later = {16},
+         .inputs = {2, 2},
+         .run = run_compare,
+         .output_dtype = bool_output},
+        {.op_type = "And",
+         .since = 7,
+         .inputs = {2, 2},
+         .run = run_logical,
+         .output_dtype = bool_output},
+        {.op_type = "Or",
+         .since = 7,
+         .inputs = {2, 2},
+         .run = run_logical,
+         .output_dtype = bool_output},
+        {.op_type = "Not", .since = 1, .run = run_not, .output_dtype = bool_output},
         // The -6 versions dropped consumed_inputs; -13 added bfloat16.
-        {"Sqrt", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
-        {"Tanh", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
-        {"Sigmoid", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
-        {"Exp", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
-        {"Reciprocal", 6, {13}, 1, 1, 1, 1, {}, run_float_unary, same_as_input0, false, true},
-        {"Expand", 8, {13}, 2, 2, 1, 1, {}, run_expand, same_as_input0, false, true},
-        {"Where",
-         9,
-         {16},
-         3,
-         3,
-         1,
-         1,
-         {},
-         run_where,
-         where_dtype,
-         /*view=*/false,
-         /*kernel=*/true},
+        {.op_type = "Sqrt", .since = 6, .same_as_later = {13}, .run = run_float_unary},
+        {.op_type = "Tanh", .since = 6, .same_as_later = {13}, .run = run_float_unary},
+        {.op_type = "Sigmoid", .since = 6, .same_as_later = {13}, .run = run_float_unary},
+        {.op_type = "Exp", .since = 6, .same_as_later = {13}, .run = run_float_unary},
+        {.op_type = "Reciprocal", .since = 6, .same_as_later = {13}, .run = run_float_unary},
+        {.op_type = "Expand",
+         .since = 8,
+         .same_as_later = {13},
+         .inputs = {2, 2},
+         .run = run_expand},
+        {.op_type = "Where",
+         .since = 9,
+         .same_as_later = {16},
+         .inputs = {3, 3},
+         .run = run_where,
+         .output_dtype = where_dtype},
     };
     return rows;
 }

@@ -16,7 +16,9 @@ uint64_t steps_over(uint64_t diff, int64_t step) {
 
 // Slice: starts, ends, optional axes and steps, all of one index type. Slice-10 and Slice-11
 // differ only in wording: negative axes (which Slice-10's own shape inference accepts) and the
-// clamping for negative steps are Slice-13's rules, applied to all three.
+// clamping for negative steps are Slice-13's rules, applied to all three. Kernel: y[i0, i1, ...] =
+// x[starts[0] + i0 * steps[0], starts[1] + i1 * steps[1], ...] with attributes "starts" and
+// "steps" (INTS, one per axis of x, every step non-zero), every index read in range.
 void run_slice(OpContext &ctx) {
     const DeviceTensor &data = ctx.input(0);
     const DataType index_type = ctx.input(1).dtype;
@@ -77,15 +79,19 @@ void run_slice(OpContext &ctx) {
         step[axis] = count > 1 ? steps[i] : 1;  // one element: read at start, any step
         shape[axis] = int64_t(count);
     }
-    DeviceTensor &y = ctx.allocate_output(data.dtype, shape);
-    ctx.backend().slice(start, step, data, y);
+    ctx.allocate_output(data.dtype, shape);
+    Attributes attributes;
+    attributes.set("starts", start);
+    attributes.set("steps", step);
+    ctx.run_kernel(attributes);
 }
 
-// Transpose: perm (default: the axes reversed) must be a permutation of the input's axes.
+// Transpose: perm (default: the axes reversed) must be a permutation of the input's axes. Kernel:
+// axis i of y is axis perm[i] of x, attribute "perm" (INTS, every axis of x once).
 void run_transpose(OpContext &ctx) {
     const DeviceTensor &x = ctx.input(0);
     const size_t rank = x.shape.size();
-    std::vector<size_t> perm(rank);
+    std::vector<int64_t> perm(rank);
     if (const std::optional<std::vector<int64_t>> p = ctx.attr_ints("perm")) {
         if (p->size() != rank)
             throw Error(fmt::format("attribute 'perm' has {} values but the input has rank {}",
@@ -97,23 +103,34 @@ void run_transpose(OpContext &ctx) {
                 throw Error(fmt::format("attribute 'perm' [{}] is not a permutation of 0..{}",
                                         fmt::join(*p, ", "), int64_t(rank) - 1));
             seen[size_t(a)] = true;
-            perm[i] = size_t(a);
+            perm[i] = a;
         }
     } else {
-        for (size_t i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
+        for (size_t i = 0; i < rank; ++i) perm[i] = int64_t(rank - 1 - i);
     }
     Shape shape(rank);
-    for (size_t i = 0; i < rank; ++i) shape[i] = x.shape[perm[i]];
-    DeviceTensor &y = ctx.allocate_output(x.dtype, shape);
-    ctx.backend().transpose(perm, x, y);
+    for (size_t i = 0; i < rank; ++i) shape[i] = x.shape[size_t(perm[i])];
+    ctx.allocate_output(x.dtype, shape);
+    Attributes attributes;
+    attributes.set("perm", perm);
+    ctx.run_kernel(attributes);
 }
 
 }  // namespace
 
 std::span<const OpDef> layout_ops() {
     static const std::vector<OpDef> rows = {
-        {"Slice", 10, {11, 13}, 3, 5, 1, 1, {}, run_slice},  // one code: see run_slice
-        {"Transpose", 1, {13, 21, 23, 24, 25}, 1, 1, 1, 1, {"perm"}, run_transpose},
+        // One code for the three: see run_slice.
+        {.op_type = "Slice",
+         .since = 10,
+         .same_as_later = {11, 13},
+         .inputs = {3, 5},
+         .run = run_slice},
+        {.op_type = "Transpose",
+         .since = 1,
+         .same_as_later = {13, 21, 23, 24, 25},
+         .attributes = {"perm"},
+         .run = run_transpose},
     };
     return rows;
 }

@@ -1,5 +1,5 @@
 // MatMul-1/9/13 (NumPy's matmul) and Gemm-7/9/11/13: type and shape checks, output shapes. The
-// products are the backend's registered kernels (on the CPU, OpenBLAS: cpu_matmul.cpp).
+// products are the backend's kernels (on the CPU, OpenBLAS: cpu_matmul.cpp).
 #include <fmt/format.h>
 
 #include "op.hpp"
@@ -14,7 +14,8 @@ void check_gemm_type(DataType t, const char *what) {
 }
 
 // MatMul: A [..., M, K] times B [..., K, N] with the batch dims broadcast; a 1-D A is [1, K]
-// and a 1-D B [K, 1], their added dim removed from the output again.
+// and a 1-D B [K, 1], their added dim removed from the output again. Kernel: A and B float or
+// double (checked to multiply), y that product.
 void run_matmul(OpContext &ctx) {
     const DeviceTensor &a = ctx.input(0);
     const DeviceTensor &b = ctx.input(1);
@@ -47,8 +48,9 @@ void run_matmul(OpContext &ctx) {
 }
 
 // Gemm: Y = alpha * A' * B' + beta * C, A' = transA ? Aᵀ : A ([M, K]), B' = transB ? Bᵀ : B
-// ([K, N]); C (optional from Gemm-11) broadcast one way to [M, N]. The kernel gets alpha, beta,
-// transA and transB (the defaults filled in).
+// ([K, N]); C (optional from Gemm-11) broadcast one way to [M, N]. Kernel: A, B and C (or
+// absent) float or double, y [M, N]; attributes "alpha", "beta" (FLOAT), "transA", "transB" (INT
+// 0 or 1), the defaults filled in.
 void run_gemm(OpContext &ctx) {
     const DeviceTensor &a = ctx.input(0);
     const DeviceTensor &b = ctx.input(1);
@@ -102,31 +104,23 @@ std::span<const OpDef> linalg_ops() {
     // MatMul-9 added integers and MatMul-13 bfloat16: the same product. Gemm-7 broadcasts C one
     // way (required), Gemm-9 adds integers, Gemm-11 makes C optional, Gemm-13 adds bfloat16.
     static const std::vector<OpDef> rows = {
-        {"MatMul", 1, {9, 13}, 2, 2, 1, 1, {}, run_matmul, same_as_input0, false, true},
-        {"Gemm",
-         7,
-         {9},
-         3,
-         3,
-         1,
-         1,
-         {"alpha", "beta", "transA", "transB"},
-         run_gemm,
-         same_as_input0,
-         false,
-         true},
-        {"Gemm",
-         11,
-         {13},
-         2,
-         3,
-         1,
-         1,
-         {"alpha", "beta", "transA", "transB"},
-         run_gemm,
-         same_as_input0,
-         false,
-         true},
+        {.op_type = "MatMul",
+         .since = 1,
+         .same_as_later = {9, 13},
+         .inputs = {2, 2},
+         .run = run_matmul},
+        {.op_type = "Gemm",
+         .since = 7,
+         .same_as_later = {9},
+         .inputs = {3, 3},
+         .attributes = {"alpha", "beta", "transA", "transB"},
+         .run = run_gemm},
+        {.op_type = "Gemm",
+         .since = 11,
+         .same_as_later = {13},
+         .inputs = {2, 3},
+         .attributes = {"alpha", "beta", "transA", "transB"},
+         .run = run_gemm},
     };
     return rows;
 }

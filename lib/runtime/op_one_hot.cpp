@@ -28,6 +28,10 @@ int64_t depth_value(const Tensor &t) {
     });
 }
 
+// Kernel: indices of any numeric type (floats truncated toward zero), input 1 the depth (already
+// read: attribute "depth"), values [off, on] of y's type; y has a dimension of "depth" inserted at
+// attribute "axis" (normalized) of the indices' shape; an index k < 0 means depth + k when
+// attribute "negative_indices" is 1 (OneHot-11); out-of-range indices give all-off rows.
 void run_one_hot(OpContext &ctx) {
     const DeviceTensor &indices = ctx.input(0);
     if (!is_integer(indices.dtype) && !is_floating(indices.dtype))
@@ -58,16 +62,17 @@ void run_one_hot(OpContext &ctx) {
             fmt::format("attribute 'axis' {} is out of range for indices of rank {} "
                         "(valid: [{}, {}])",
                         axis, rank, -rank - 1, rank));
-    OneHotParams p;
-    p.axis = size_t(axis < 0 ? axis + rank + 1 : axis);
-    p.depth = depth;
-    p.negative_indices = ctx.version() >= 11;
+    const int64_t position = axis < 0 ? axis + rank + 1 : axis;
 
     Shape shape = indices.shape;
-    shape.insert(shape.begin() + std::ptrdiff_t(p.axis), depth);
+    shape.insert(shape.begin() + position, depth);
     shape_elements(shape, "output");
-    DeviceTensor &y = ctx.allocate_output(ctx.output_dtype(), shape);
-    ctx.backend().one_hot(p, indices, values, y);
+    ctx.allocate_output(ctx.output_dtype(), shape);
+    Attributes attributes;
+    attributes.set("axis", position);
+    attributes.set("depth", depth);
+    attributes.set("negative_indices", int64_t(ctx.version() >= 11));
+    ctx.run_kernel(attributes);
 }
 
 // The output has the type of values (input 2).
@@ -79,8 +84,18 @@ DataType values_dtype(const onnx::NodeProto &, std::span<const DataType> in) {
 
 std::span<const OpDef> one_hot_ops() {
     static const std::vector<OpDef> rows = {
-        {"OneHot", 9, {}, 3, 3, 1, 1, {"axis"}, run_one_hot, values_dtype},
-        {"OneHot", 11, {}, 3, 3, 1, 1, {"axis"}, run_one_hot, values_dtype},
+        {.op_type = "OneHot",
+         .since = 9,
+         .inputs = {3, 3},
+         .attributes = {"axis"},
+         .run = run_one_hot,
+         .output_dtype = values_dtype},
+        {.op_type = "OneHot",
+         .since = 11,
+         .inputs = {3, 3},
+         .attributes = {"axis"},
+         .run = run_one_hot,
+         .output_dtype = values_dtype},
     };
     return rows;
 }

@@ -46,6 +46,10 @@ double half_value(DataType t, const Tensor &v) {
     return t == DataType::float16 ? fp16_to_f32(bits) : bf16_to_f32(bits);
 }
 
+// Kernel: start, limit and delta one-element tensors of y's type; acc[0] = start, acc[i + 1] =
+// acc[i] + delta, one rounded addition in attribute "accumulate" (an ONNX type number: y's type,
+// or FLOAT or DOUBLE for FLOAT16 and BFLOAT16 y) each, y[i] = acc[i] rounded once to y's type
+// (floats accumulate, as onnxruntime computes them; integers wrap).
 void run_range(OpContext &ctx) {
     static const char *const kNames[] = {"start", "limit", "delta"};
     const DataType t = ctx.input(0).dtype;
@@ -114,16 +118,22 @@ void run_range(OpContext &ctx) {
         }
     }
     if (zero_delta) throw Error("input delta is 0");
-    DeviceTensor &y = ctx.allocate_output(t, {int64_t(count)});
-    ctx.backend().range(ctx.input(0), ctx.input(2), accumulate, y);
+    ctx.allocate_output(t, {int64_t(count)});
+    Attributes attributes;
+    attributes.set("accumulate", int64_t(accumulate));
+    ctx.run_kernel(attributes);
 }
 
 }  // namespace
 
 std::span<const OpDef> range_ops() {
     static const std::vector<OpDef> rows = {
-        {"Range", 11, {}, 3, 3, 1, 1, {}, run_range},
-        {"Range", 27, {}, 3, 3, 1, 1, {"stash_type"}, run_range},
+        {.op_type = "Range", .since = 11, .inputs = {3, 3}, .run = run_range},
+        {.op_type = "Range",
+         .since = 27,
+         .inputs = {3, 3},
+         .attributes = {"stash_type"},
+         .run = run_range},
     };
     return rows;
 }

@@ -1,5 +1,5 @@
 // Softmax-13, ReduceMean-13/18 and ReduceSum-13: type checks, axes and output shapes; the backend's
-// registered kernels compute (cpu_reduce.cpp).
+// kernels compute (cpu_reduce.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,8 +15,8 @@ void check_float(DataType t) {
             fmt::format("input must be float, double, float16 or bfloat16, not {}", dtype_name(t)));
 }
 
-// Softmax-13: exp(x - max) / sum along one axis (default -1). The kernel gets the normalized
-// "axis".
+// Softmax-13: exp(x - max) / sum along one axis (default -1). Kernel: x float, double, float16 or
+// bfloat16, y of its type and shape; attribute "axis" (normalized).
 void run_softmax(OpContext &ctx) {
     const DeviceTensor &x = ctx.input(0);
     check_float(x.dtype);
@@ -32,7 +32,8 @@ void run_softmax(OpContext &ctx) {
 // ReduceMean and ReduceSum: the mean or sum over `axes` (ReduceMean-13: an attribute;
 // ReduceMean-18 and ReduceSum-13: an optional INT64 input), every axis when there are none
 // (unless noop_with_empty_axes, which passes the input through); reduced dims kept as 1 unless
-// keepdims is 0. The kernel gets "axes", normalized and sorted (empty only for a scalar input).
+// keepdims is 0. Kernel: x floating (a second input, the axes, is ignored), y of its type with
+// the reduced shape; attribute "axes" (INTS, normalized and sorted; empty only for a scalar x).
 void run_reduce(OpContext &ctx, bool axes_input) {
     const DeviceTensor &x = ctx.input(0);
     check_float(x.dtype);
@@ -86,43 +87,21 @@ void run_reduce_sum(OpContext &ctx) {
 
 std::span<const OpDef> reduce_ops() {
     static const std::vector<OpDef> rows = {
-        {"Softmax", 13, {}, 1, 1, 1, 1, {"axis"}, run_softmax, same_as_input0, false, true},
-        {"ReduceMean",
-         13,
-         {},
-         1,
-         1,
-         1,
-         1,
-         {"axes", "keepdims"},
-         run_reduce_mean,
-         same_as_input0,
-         false,
-         true},
-        {"ReduceMean",
-         18,
-         {},
-         1,
-         2,
-         1,
-         1,
-         {"keepdims", "noop_with_empty_axes"},
-         run_reduce_mean,
-         same_as_input0,
-         false,
-         true},
-        {"ReduceSum",
-         13,
-         {},
-         1,
-         2,
-         1,
-         1,
-         {"keepdims", "noop_with_empty_axes"},
-         run_reduce_sum,
-         same_as_input0,
-         false,
-         true},
+        {.op_type = "Softmax", .since = 13, .attributes = {"axis"}, .run = run_softmax},
+        {.op_type = "ReduceMean",
+         .since = 13,
+         .attributes = {"axes", "keepdims"},
+         .run = run_reduce_mean},
+        {.op_type = "ReduceMean",
+         .since = 18,
+         .inputs = {1, 2},
+         .attributes = {"keepdims", "noop_with_empty_axes"},
+         .run = run_reduce_mean},
+        {.op_type = "ReduceSum",
+         .since = 13,
+         .inputs = {1, 2},
+         .attributes = {"keepdims", "noop_with_empty_axes"},
+         .run = run_reduce_sum},
     };
     return rows;
 }

@@ -1,5 +1,5 @@
-// The operator table: every (op_type, version) the runtime executes, default domain only, joined
-// from the rows each op_*.cpp file keeps beside its run functions.
+// The operator table: every (domain, op_type, version) the runtime executes, joined from the rows
+// each op_*.cpp file keeps beside its run functions; supported_operators() lists it.
 //
 // A row's `since` is the first opset version with its semantics; `same_as_later` lists the later
 // ONNX versions that only widened the type lists (from ONNX's operator changelog, up to opset 27:
@@ -8,14 +8,14 @@
 // row with since <= V.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "op.hpp"
 
 namespace gguftool::runtime::detail {
-namespace {
 
-const std::vector<OpDef> &table() {
+std::span<const OpDef> op_table() {
     static const std::vector<OpDef> ops = [] {
         std::vector<OpDef> all;
         for (const std::span<const OpDef> rows :
@@ -26,8 +26,6 @@ const std::vector<OpDef> &table() {
     }();
     return ops;
 }
-
-}  // namespace
 
 DataType same_as_input0(const onnx::NodeProto &, std::span<const DataType> inputs) {
     return inputs.empty() ? DataType::undefined : inputs[0];
@@ -49,7 +47,7 @@ const OpDef *find_op(std::string_view domain, std::string_view op_type, int64_t 
                      std::string *why) {
     const OpDef *best = nullptr;
     int oldest = std::numeric_limits<int>::max();
-    for (const OpDef &d : table()) {
+    for (const OpDef &d : op_table()) {
         if (d.op_type != op_type || d.domain != domain) continue;
         oldest = std::min(oldest, d.since);
         if (d.since <= opset && (!best || d.since > best->since)) best = &d;
@@ -77,3 +75,22 @@ const OpDef *find_op(std::string_view domain, std::string_view op_type, int64_t 
 }
 
 }  // namespace gguftool::runtime::detail
+
+namespace gguftool::runtime {
+
+std::vector<OperatorVersions> supported_operators() {
+    std::vector<OperatorVersions> out;
+    for (const detail::OpDef &d : detail::op_table()) {
+        const auto same = [&](const OperatorVersions &o) {
+            return o.domain == d.domain && o.op_type == d.op_type;
+        };
+        auto it = std::find_if(out.begin(), out.end(), same);
+        if (it == out.end())
+            it = out.insert(out.end(), {std::string(d.domain), std::string(d.op_type), {}});
+        it->versions.insert(std::upper_bound(it->versions.begin(), it->versions.end(), d.since),
+                            d.since);
+    }
+    return out;
+}
+
+}  // namespace gguftool::runtime

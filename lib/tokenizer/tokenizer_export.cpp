@@ -52,6 +52,7 @@ std::optional<TokenizerSummary> summarize_tokenizer(const gguf::File &file) {
     if (const gguf::MetadataEntry *t = file.find("tokenizer.ggml.tokens");
         t && t->value.type() == gguf::ValueType::array)
         s.vocab_size = t->value.array_size();
+    s.chat_template = file.find("tokenizer.chat_template") != nullptr;
     try {
         const detail::Vocab v = detail::read_vocab(file);
         for (const auto &[name, id] : v.ids) s.special_ids.emplace_back(name, id);

@@ -317,8 +317,8 @@ TEST(Ascend, ProfilesCountDeviceCallsPerLoweredNode) {
 
 // The speed proxy without an NPU: aclnn launches per DequantizePacked format (FLOAT output, one
 // tensor of 2048 elements: the count does not depend on the size or the values), and how many of
-// them the emulation's log marks as AI CPU kernels. Printed for the README and the closing note;
-// each format must launch something.
+// them the emulation's log marks as AI CPU kernels. Printed for docs/ASCEND.md and the closing
+// note; each format must launch something.
 TEST(Ascend, DeviceCallsPerFormat) {
     SKIP_WITHOUT_EMULATION();
     TempDir dir;

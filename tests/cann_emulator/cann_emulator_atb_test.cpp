@@ -1,6 +1,6 @@
 // The emulation's ATB OnehotOperation through atb_abi's layouts: the variant-pack checks of Setup,
-// what Execute needs, and np.eye(depth)[x] (the spec's examples, shared/spec/
-// ascend-atb-OnehotOperation.txt).
+// what Execute needs, and np.eye(depth)[x] (the examples of ATB's OnehotOperation operator
+// documentation).
 #include <memory>
 
 #include "emulator_session.hpp"

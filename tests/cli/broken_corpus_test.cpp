@@ -149,9 +149,9 @@ TEST_P(BrokenCorpus, GivesTheExpectedErrorInEveryCommand) {
     EXPECT_TRUE(fs::is_empty(out.path())) << "to-onnx left files in " << out.path();
 }
 
-// Where the manifest says llama.cpp accepts a file we reject, the reason is documented (README,
-// "Reading GGUF: what is validated"; testdata/README.md for split models) and checked here, so the
-// list of differences stays true.
+// Where the manifest says llama.cpp accepts a file we reject, the reason is documented
+// (docs/VALIDATION.md, "Reading GGUF: what is validated"; testdata/README.md for split models) and
+// checked here, so the list of differences stays true.
 TEST_P(BrokenCorpus, LlamaCppAgrees) {
     const Expected &e = GetParam();
     ASSERT_NE(test::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";

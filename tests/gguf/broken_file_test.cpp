@@ -1,6 +1,6 @@
 // One broken file per validation rule, built byte by byte: we must reject each with an error naming
 // the file, the byte offset and the problem, and llama.cpp's reader must reject it too (except
-// where noted: the differences are documented in README).
+// where noted: the differences are documented in docs/VALIDATION.md).
 #include <gtest/gtest.h>
 
 #include "gguf_test_support.hpp"

@@ -1,6 +1,6 @@
 // Differential test against llama.cpp's reader: thousands of corrupted variants of a valid file
 // are opened by both. Where they disagree, the file must fall under one of the documented
-// differences (README): anything else is a bug on one side.
+// differences (docs/VALIDATION.md): anything else is a bug on one side.
 #include <gtest/gtest.h>
 
 #include <set>

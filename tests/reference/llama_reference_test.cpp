@@ -78,7 +78,9 @@ TEST(LlamaReference, TinyModelShape) {
     EXPECT_EQ(m.eos(), 2);
 }
 
-// MODEL-FACTS §1.9: one batch against prefix + single steps differs by 3e-7 .. 4e-5.
+// llama.cpp's logits depend on how the tokens are batched: its CPU matrix product
+// (ggml_compute_forward_mul_mat, ggml/src/ggml-cpu/ggml-cpu.c) splits and orders its sums by the
+// shape of the batch, so one batch against prefix + single steps differs by 3e-7 .. 4e-5.
 TEST(LlamaReference, OneBatchMatchesPrefixAndSingleSteps) {
     LlamaModel m(lib(), tiny_model(), {.n_ctx = 64, .n_seq = 1, .threads = 2});
     const int v = m.n_vocab();
@@ -142,7 +144,8 @@ TEST(LlamaReference, QuantizesToQ8_0AndLoadsTheResult) {
     LlamaModel f32(l, tiny_model(), {.n_ctx = 32, .n_seq = 1, .threads = 2});
     LlamaModel q8(l, out, {.n_ctx = 32, .n_seq = 1, .threads = 2});
     const std::vector<float> a = f32.decode(kTokens, 0), b = q8.decode(kTokens, 0);
-    // Q8_0 weights and int8 activations: close (MODEL-FACTS §1.9: about 1e-2 relative), not equal.
+    // Q8_0 weights and int8 activations (Q8_0's vec_dot_type in type_traits_cpu,
+    // ggml/src/ggml-cpu/ggml-cpu.c): close (about 1e-2 relative), not equal.
     const float d = max_abs_diff(a, b);
     float scale = 0;
     for (float x : a) scale = std::max(scale, std::abs(x));

@@ -690,13 +690,12 @@ TEST(DecoderOps, DtypeInferenceThroughAChain) {
             if (!kernels) return;
             for (const char *op :
                  {"MatMul", "Sigmoid", "Softmax", "ReduceMean", "Greater", "Not", "Or"})
-                register_kernel(op, *cpu->kernel(op));
+                register_kernel(op, *cpu->kernel(op), [this](const rt::OpQuery &query) {
+                    queries->push_back(query);
+                    return rt::Capability{};
+                });
         }
         std::string name() const override { return "recording"; }
-        rt::Capability query(const rt::OpQuery &q) const override {
-            queries->push_back(q);
-            return {};
-        }
         rt::DeviceTensor allocate(DataType d, const rt::Shape &s) override {
             return cpu->allocate(d, s);
         }

@@ -1,6 +1,6 @@
 // testdata/node-tests is byte for byte what tests/support/node_tests.hpp writes, and where
-// ../shared holds a test of the same name, both say the same: the same model (but for the
-// producer's name) and, for the same inputs, the same expected outputs.
+// GGUFTOOL_SHARED_DIR/onnx-node-tests holds a test of the same name, both say the same: the same
+// model (but for the producer's name) and, for the same inputs, the same expected outputs.
 #include "node_tests.hpp"
 #include "runtime_test_util.hpp"
 

@@ -1,6 +1,6 @@
-// The ONNX backend node tests, the repository's (testdata/node-tests) and the shared ones
-// (../shared/onnx-node-tests, skipped when absent): through the library and the CLI, with the
-// tolerance of ONNX's runner and bit for bit.
+// The ONNX backend node tests, the repository's (testdata/node-tests) and the optional ones of
+// GGUFTOOL_SHARED_DIR/onnx-node-tests (skipped when absent): through the library and the CLI, with
+// the tolerance of ONNX's runner and bit for bit.
 #include "runtime_test_util.hpp"
 
 namespace gguftool::rttest {

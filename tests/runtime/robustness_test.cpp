@@ -1,4 +1,4 @@
-// Structured mutation of the node tests (the repository's, and ../shared's when present):
+// Structured mutation of the node tests (the repository's, and GGUFTOOL_SHARED_DIR's if present):
 // attributes set to edge values, inputs of random shapes and bytes. Every run must end in outputs
 // or a gguftool::Error, never a crash (the sanitizer build runs this too).
 #include <random>

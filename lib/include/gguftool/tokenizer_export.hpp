@@ -56,7 +56,8 @@ struct TokenizerSummary {
     uint64_t vocab_size = 0;  // tokenizer.ggml.tokens
     std::vector<std::pair<std::string, int64_t>> special_ids;  // "bos", "eos", ...: set ones only
     bool add_bos = false, add_eos = false, add_sep = false, add_space_prefix = false;
-    std::string exportable;  // "" when `gguftool tokenizer` can export it, else why not
+    bool chat_template = false;  // tokenizer.chat_template is present
+    std::string exportable;      // "" when `gguftool tokenizer` can export it, else why not
 };
 // nullopt when the file has no tokenizer.ggml.model; never throws: a problem goes into
 // `exportable`.

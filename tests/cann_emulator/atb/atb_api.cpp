@@ -1,10 +1,10 @@
 // libatb.so: ATB's four functions under their mangled names, and the Context and
-// OnehotOperation objects behind atb_abi's virtual-call layouts (facts section 3,
-// shared/spec/ascend-atb-OnehotOperation.txt). Setup checks the variant pack (x INT32 or INT64 of
-// rank < 8; `one` and `zero` of x's dtype and shape [1]; the output of x's dtype with depth
-// inserted at axis) and returns a workspace size; Execute needs that Setup's pack, a context
-// whose stream was set, and the workspace, and enqueues np.eye(depth)[x] moved to axis (1 and 0
-// whatever one and zero hold). An x outside [0, depth) is an execution error (the documented
+// OnehotOperation objects behind atb_abi's virtual-call layouts (ATB's atb/infer_op_params.h and
+// atb/types.h, and ATB's OnehotOperation operator documentation). Setup checks the variant pack (x
+// INT32 or INT64 of rank < 8; `one` and `zero` of x's dtype and shape [1]; the output of x's dtype
+// with depth inserted at axis) and returns a workspace size; Execute needs that Setup's pack, a
+// context whose stream was set, and the workspace, and enqueues np.eye(depth)[x] moved to axis (1
+// and 0 whatever one and zero hold). An x outside [0, depth) is an execution error (the documented
 // restriction). ATB logs rather than keeping a message; the emulation also records one for
 // aclGetRecentErrMsg.
 #include <memory>
@@ -305,7 +305,7 @@ Status OnehotOperation::Execute(const abi::VariantPack &pack, uint8_t *workspace
                    reinterpret_cast<uintptr_t>(workspace) + p.workspace, true, "workspace"}};
     w.workspace = reinterpret_cast<uintptr_t>(workspace);
     w.workspace_size = p.workspace;
-    w.kernel = [=](const DeviceMemory &m) -> std::string {
+    w.task = [=](const DeviceMemory &m) -> std::string {
         const std::vector<int64_t> index = read_as<int64_t>(m, x, x.dims);
         int64_t outer = 1, inner = 1;
         for (int64_t i = 0; i < rank; ++i) (i < at ? outer : inner) *= x.dims[size_t(i)];

@@ -1,5 +1,5 @@
-// Error codes the emulation returns beyond those cann_api.hpp names (CANN-FACTS.md 1.5 and ATB's
-// atb/types.h ErrorType).
+// Error codes the emulation returns beyond those cann_api.hpp names (CANN 8.1.RC1's acl/acl_base.h,
+// acl/error_codes/rt_error_codes.h and aclnn/opdev/op_errno.h, and ATB's atb/types.h ErrorType).
 #pragma once
 
 #include <cstdint>

@@ -46,7 +46,7 @@ void ExecutorBuilder::access(const View &v, bool write, std::string what) {
     if (!v.empty()) accesses_.push_back({v.first_byte(), v.end_byte(), write, std::move(what)});
 }
 
-uintptr_t ExecutorBuilder::finish(uint64_t workspace_size, Kernel kernel, std::string log_line) {
+uintptr_t ExecutorBuilder::finish(uint64_t workspace_size, StreamTask task, std::string log_line) {
     Emulator &e = Emulator::instance();
     const uintptr_t handle = e.handles.issue(HandleKind::executor);
     if (!handle) return 0;
@@ -54,7 +54,7 @@ uintptr_t ExecutorBuilder::finish(uint64_t workspace_size, Kernel kernel, std::s
     x.op = op_;
     x.work.name = op_;
     x.work.accesses = std::move(accesses_);
-    x.work.kernel = std::move(kernel);
+    x.work.task = std::move(task);
     x.work.workspace_size = workspace_size;
     x.holds = std::move(holds_);
     x.log_line = std::move(log_line);

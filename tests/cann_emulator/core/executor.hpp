@@ -26,7 +26,7 @@ public:
     // The device bytes a view's kernel reads or writes.
     void access(const View &v, bool write, std::string what);
     // The executor's handle (0 when the handle space is used up).
-    uintptr_t finish(uint64_t workspace_size, Kernel kernel, std::string log_line);
+    uintptr_t finish(uint64_t workspace_size, StreamTask task, std::string log_line);
 
 private:
     std::string op_;

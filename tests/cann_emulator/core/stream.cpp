@@ -45,7 +45,7 @@ std::string Streams::synchronize(Stream &stream, const DeviceMemory &memory) {
         if (!error.empty()) continue;  // dropped after an execution error
         if (w.workspace_size)
             std::memset(memory.host(w.workspace), kWorkspaceScribble, w.workspace_size);
-        const std::string e = w.kernel(memory);
+        const std::string e = w.task(memory);
         if (!e.empty())
             error =
                 str(w.name, " (launch ", w.sequence, " on this stream) failed on the device: ", e);

@@ -23,12 +23,12 @@ struct Access {
 };
 
 // Computes on emulated device memory; returns "" or what went wrong (an execution error).
-using Kernel = std::function<std::string(const DeviceMemory &)>;
+using StreamTask = std::function<std::string(const DeviceMemory &)>;
 
 struct Work {
     std::string name;  // "aclnnAdd", "atb::OnehotOperation"
     std::vector<Access> accesses;
-    Kernel kernel;
+    StreamTask task;
     uintptr_t workspace = 0;
     uint64_t workspace_size = 0;
     uint64_t sequence = 0;  // 1 for the first work launched on its stream

@@ -16,7 +16,7 @@ namespace rules = gguftool::cann_emulator::rules;
 
 namespace {
 
-Kernel cast_kernel(View in, View out) {
+StreamTask cast_kernel(View in, View out) {
     return [=](const DeviceMemory &m) -> std::string {
         if (out.empty()) return "";
         const std::byte *src = m.host(in.data);

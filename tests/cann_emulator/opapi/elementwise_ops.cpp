@@ -372,7 +372,7 @@ aclnnStatus aclnnSWhereGetWorkspaceSize(const aclTensor *condition, const aclTen
                                     rules::kSWhereValues.on(p.family()));
     p.castable(t, o.dtype);
     p.broadcasts_to({{&c, "condition"}, {&a, "self"}, {&b, "other"}}, o);
-    Kernel k = [=](const DeviceMemory &m) -> std::string {
+    StreamTask k = [=](const DeviceMemory &m) -> std::string {
         const std::vector<bool> pick = read_as<bool>(m, c, o.dims);
         visit_dtype(t, [&]<class N>(std::type_identity<N>) {
             const auto x = read_as<N>(m, a, o.dims), y = read_as<N>(m, b, o.dims);

@@ -92,7 +92,7 @@ void write_raw(const DeviceMemory &m, const View &out, const std::vector<std::by
 // compute_t<N> and an error string to set. A result of type compute_t<N> is rounded to N before
 // it is cast to out's dtype; other result types (BOOL for comparisons) are cast as they are.
 template <class F>
-Kernel unary_kernel(View x, View out, aclDataType promoted, F f) {
+StreamTask unary_kernel(View x, View out, aclDataType promoted, F f) {
     return [=](const DeviceMemory &m) -> std::string {
         return visit_dtype(promoted, [&]<class N>(std::type_identity<N> tag) -> std::string {
             const auto a = read_as<N>(m, x, out.dims);
@@ -110,7 +110,7 @@ Kernel unary_kernel(View x, View out, aclDataType promoted, F f) {
 }
 
 template <class F>
-Kernel binary_kernel(View x, View y, View out, aclDataType promoted, F f) {
+StreamTask binary_kernel(View x, View y, View out, aclDataType promoted, F f) {
     return [=](const DeviceMemory &m) -> std::string {
         return visit_dtype(promoted, [&]<class N>(std::type_identity<N> tag) -> std::string {
             const auto a = read_as<N>(m, x, out.dims);

@@ -1,8 +1,9 @@
 // The aclnn operators the emulation provides: what each computes, the dtypes each takes per SoC
 // family, and which dtype combinations CANN runs on an AI CPU kernel instead of AI Core (the call
-// log's aicore/aicpu; CANN-FACTS.md 2.2). Dtype lists are the operators' documented ones
-// (CANN-FACTS.md 2.2 and the ops-math/ops-nn docs, /work/scratch/cann/SIGNATURES.md); the 310P
-// has no BF16 anywhere.
+// log's aicore/aicpu: the AI Core dtype lists of the operators' op_api dispatch code in
+// hicann/ops-math and hicann/ops-nn). Dtype lists are the operators' documented ones (the aclnn
+// pages of hicann/ops-math and hicann/ops-nn, math/<op>/docs/aclnn<Op>.md); the 310P has no BF16
+// anywhere.
 //
 // Every operator: phase one checks null pointers (161001), dtypes (161002, naming operator, dtype
 // and SoC), shapes (161002), captures views and scalar values, and returns a workspace size;
@@ -165,7 +166,7 @@ inline constexpr PerFamily kGatherSelf =
                      ACL_BOOL, ACL_DOUBLE});
 inline constexpr DtypeSet kGatherIndex{ACL_INT32, ACL_INT64};
 
-// --- AI Core or AI CPU (CANN-FACTS.md 2.2's AICore lists; operators without one: AI Core) -------
+// --- AI Core or AI CPU (the op_api dispatch code's AI Core lists; operators without one: AI Core)
 
 // Add, Adds, Sub, Mul and Muls, by the promoted dtype.
 inline constexpr PerFamily kAddMulAicore =

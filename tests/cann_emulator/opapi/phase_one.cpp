@@ -204,9 +204,9 @@ bool PhaseOne::same_shape(const View &a, const char *a_name, const View &b, cons
                                        b_name, "'s ", shape_text(b.dims)));
 }
 
-aclnnStatus PhaseOne::finish(uint64_t workspace, bool aicore, Kernel kernel) {
+aclnnStatus PhaseOne::finish(uint64_t workspace, bool aicore, StreamTask task) {
     if (!*this) return status_;
-    const uintptr_t h = builder_.finish(workspace, std::move(kernel),
+    const uintptr_t h = builder_.finish(workspace, std::move(task),
                                         str(op_, dtypes_, aicore ? " aicore" : " aicpu"));
     if (!h) {
         failed(kAclnnErrInner, "the emulation's handle space is used up");

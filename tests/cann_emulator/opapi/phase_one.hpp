@@ -55,7 +55,7 @@ public:
 
     // The executor: writes *workspace_size and *executor. The log line is the operator, the
     // tensors' dtypes and where CANN runs it.
-    aclnnStatus finish(uint64_t workspace, bool aicore, Kernel kernel);
+    aclnnStatus finish(uint64_t workspace, bool aicore, StreamTask task);
 
 private:
     bool failed(aclnnStatus code, const std::string &problem);

@@ -138,6 +138,17 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// An operator the runtime runs: its domain ("" the default one, "com.microsoft"), its type and
+// the versions whose semantics differ here, ascending (a model at opset V runs the newest version
+// not above V).
+struct OperatorVersions {
+    std::string domain;
+    std::string op_type;
+    std::vector<int> versions;
+};
+// Every operator of the runtime's table, in the table's order.
+std::vector<OperatorVersions> supported_operators();
+
 // Loads `model_path` and runs it: the graph outputs by name, in graph order.
 NamedTensors run_model(const std::string &model_path, const Inputs &inputs = {},
                        const RunOptions &options = {});

@@ -95,4 +95,8 @@ private:
     bool writable_ = false;
 };
 
+// `x` converted element by element to `to` by Cast's rules (the CPU backend's Cast kernel, on one
+// thread; the man page gives the rules).
+Tensor cast_tensor(const Tensor &x, DataType to);
+
 }  // namespace gguftool::runtime

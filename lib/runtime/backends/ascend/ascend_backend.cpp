@@ -1,4 +1,5 @@
-// The Ascend backend: device memory, descriptors, host shadows of small tensors, and the factory.
+// The Ascend backend: device memory, descriptors, host shadows of small tensors, the constructor
+// that registers every ascend_*.cpp file's rows, and the factory.
 #include "ascend_backend.hpp"
 
 #include <cstring>
@@ -101,11 +102,24 @@ Scalar::~Scalar() {
     if (scalar_) device_.api().aclDestroyScalar(scalar_);
 }
 
+// Views and host-side values: no device operator. (Squeeze has no row here: it falls back to the
+// CPU.)
+std::span<const AscendKernelRow> view_rows() {
+    static const AscendKernelRow rows[] = {
+        {"Identity"}, {"Reshape"}, {"Unsqueeze"}, {"BitCast"}, {"Shape"}, {"Constant"},
+    };
+    return rows;
+}
+
 AscendBackend::AscendBackend(int device) : device_(std::make_shared<Device>(device)) {
-    register_kernel("Neg", [this](const KernelArgs &a) { neg(*a.inputs[0], a.outputs[0]); });
-    register_kernel("Where", [this](const KernelArgs &a) {
-        where(*a.inputs[0], *a.inputs[1], *a.inputs[2], a.outputs[0]);
-    });
+    for (const std::span<const AscendKernelRow> rows :
+         {view_rows(), elementwise_kernels(), layout_kernels(), one_hot_kernels()})
+        for (const AscendKernelRow &row : rows)
+            register_kernel(
+                row.op_type,
+                row.run ? OpKernel([this, run = row.run](const KernelArgs &a) { run(*this, a); })
+                        : OpKernel(),
+                [this, &rule = row.rule](const OpQuery &q) { return answer(rule, q, *device_); });
 }
 
 std::string AscendBackend::description() const {

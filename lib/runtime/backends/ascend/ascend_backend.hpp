@@ -1,13 +1,18 @@
 // The Ascend NPU backend: tensors live in device memory; every operator is one or a few aclnn
 // calls (or ATB's OnehotOperation) issued on one stream; DequantizePacked and Unpack run as their
-// lowering (Backend::query answers `lowered`), so the device executes only standard-operator
-// primitives (internal to lib/runtime).
+// lowering (their rows answer `lowered`), so the device executes only standard-operator
+// primitives. Each ascend_*.cpp file keeps its kernels' rows: the operator, the kernel and its
+// capability rule (which dtypes the SoC's operators take, the aclnn exports needed), so that work
+// the device cannot do is refused up front, naming the operator, the dtype and the SoC (internal
+// to lib/runtime).
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -81,7 +86,6 @@ public:
     explicit AscendBackend(int device);
     std::string name() const override { return "ascend"; }
     std::string description() const override;
-    Capability query(const OpQuery &q) const override;
     void synchronize() override { device_->synchronize(); }
     uint64_t device_calls() const override { return device_->calls(); }
 
@@ -89,45 +93,79 @@ public:
     DeviceTensor upload(const Tensor &host) override;
     Tensor download(const DeviceTensor &t) override;
 
-    // DequantizePacked and Unpack have no kernel here: query() answers `lowered` for them.
-    void one_hot(const OneHotParams &p, const DeviceTensor &indices, const DeviceTensor &values,
-                 DeviceTensor &y) override;
-    void cast(const DeviceTensor &x, DeviceTensor &y) override;
-    void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
-                DeviceTensor &y) override;
-    void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
-               const DeviceTensor &x, DeviceTensor &y) override;
-    void transpose(std::span<const size_t> perm, const DeviceTensor &x, DeviceTensor &y) override;
-    void range(const DeviceTensor &start, const DeviceTensor &delta, DataType accumulate,
-               DeviceTensor &y) override;
-    void gather(size_t axis, bool negative_indices, const DeviceTensor &data,
-                const DeviceTensor &indices, DeviceTensor &y) override;
-    void concat(size_t axis, std::span<const DeviceTensor> inputs, DeviceTensor &y) override;
-
     Device &device() { return *device_; }
 
-private:
+    // What the kernels share.
     // The host values of a small tensor: its shadow, or a download.
     Tensor host_values(const DeviceTensor &t);
     // A device constant derived from `t`'s host values, made once per buffer under `key`.
     DeviceTensor derived(const DeviceTensor &t, const std::string &key,
                          const std::function<Tensor(const Tensor &)> &make);
+    // y = x converted to y's dtype (the Cast kernel: ascend_elementwise.cpp).
+    void cast(const DeviceTensor &x, DeviceTensor &y);
     // x converted to `to` (the same tensor when it already is).
     DeviceTensor converted(const DeviceTensor &x, DataType to);
-    // The registered kernels (Backend::register_kernel), by operator.
-    void neg(const DeviceTensor &x, DeviceTensor &y);
-    void where(const DeviceTensor &condition, const DeviceTensor &x, const DeviceTensor &y,
-               DeviceTensor &out);
-    void shift(bool left, const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y);
-    void bitwise_and(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y);
-    void copy(const DeviceTensor &src, const Shape &dims, const std::vector<int64_t> &strides,
-              int64_t offset, DeviceTensor &y);
     // A [1] device tensor holding `value`, made once.
     DeviceTensor constant(DataType dtype, int64_t value);
 
+private:
     std::shared_ptr<Device> device_;
     std::map<std::string, DeviceTensor> constants_;
 };
+
+// --- The rows: an operator, its kernel and its capability rule ------------------------------
+
+// One dtype condition of a rule: the element type of input `tensor` (kOutput: output 0) must
+// satisfy `ok`; `how` says which device operators set the limit.
+inline constexpr int kOutput = -1;
+struct DtypeRule {
+    int tensor;
+    bool (*ok)(DataType t, SocFamily f);
+    const char *how;
+};
+
+// One aclnn operator a kernel launches, needed when `when` holds (always when null); `label`
+// names it in the message (default: the operator).
+struct Need {
+    const char *op;
+    bool (*when)(const Cann &a, SocFamily f) = nullptr;
+    const char *label = nullptr;
+};
+
+// What the Ascend backend answers for an operator: `kind` when nothing is refused, a refusal that
+// depends on more than dtypes (checked first), the dtype rules in order, and the aclnn operators
+// that must be exported. The first problem found is the answer's reason.
+struct AscendRule {
+    Capability::Kind kind = Capability::Kind::native;
+    std::string (*refuse)(const OpQuery &q, const Device &d) = nullptr;
+    std::vector<DtypeRule> dtypes = {};
+    std::vector<Need> needs = {};
+};
+
+// One row of the Ascend backend (Backend::register_kernel): an operator, its kernel (none for a
+// view, a host-side value, or an operator its rule has lowered) and its rule.
+struct AscendKernelRow {
+    const char *op_type;
+    void (*run)(AscendBackend &b, const KernelArgs &args) = nullptr;
+    AscendRule rule = {};
+};
+std::span<const AscendKernelRow> view_rows();  // Identity, ..., Constant (ascend_backend.cpp)
+// Cast, the binary operators, Neg, Where; DequantizePacked and Unpack (lowered).
+std::span<const AscendKernelRow> elementwise_kernels();
+std::span<const AscendKernelRow> layout_kernels();  // Slice, Transpose, Concat, Gather, Range
+std::span<const AscendKernelRow> one_hot_kernels();
+
+// The rules' shared parts (ascend_query.cpp): `rule`'s answer for `q` on `d`, and the dtype
+// sets of CANN's operator documentation (the aclnn pages of hicann/ops-math and hicann/ops-nn).
+Capability answer(const AscendRule &rule, const OpQuery &q, const Device &d);
+bool has_bf16(SocFamily f);  // Atlas A2/A3 and 950
+// t is undefined (an absent optional input) or one of `set`.
+bool in(DataType t, std::initializer_list<DataType> set);
+// The arithmetic types of Add, Sub, Mul, Minimum, EqTensor, Clamp (and GatherV2's data, SWhere).
+bool arithmetic(DataType t, SocFamily f);
+bool arithmetic_or_bool(DataType t, SocFamily f);
+// Any type the device stores and copies (InplaceCopy, Cat, Cast, SWhere).
+bool storable(DataType t, SocFamily f);
 
 // The macro that launches aclnn operator `name` with the loader's typed pointers.
 #define GGUFTOOL_ACLNN(device, name, ...)                                \

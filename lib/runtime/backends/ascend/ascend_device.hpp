@@ -17,7 +17,8 @@
 
 namespace gguftool::runtime::ascend {
 
-// What a SoC's operator documentation allows (CANN-FACTS.md section 2.2).
+// The SoC families CANN's operator documentation tells apart (the product lists of the aclnn
+// pages in hicann/ops-math and hicann/ops-nn).
 enum class SocFamily {
     a2,    // Ascend910B*, Ascend910_93* (Atlas A2/A3, DAV_2201)
     p310,  // Ascend310P* (Atlas inference products, DAV_2002)

@@ -1,12 +1,18 @@
 // Elementwise operators on the device: Cast, the binary operators, Neg and Where, one aclnn call
 // each where CANN has the operator for the dtype on AI Core; bit operations on 8-bit integers go
-// through INT32 (BitwiseAnd on UINT8/INT8 is an AI CPU kernel, CANN-FACTS.md 2.2) and shifts by
-// known amounts become floor divisions and multiplications by powers of two (RightShift is CANN
-// 8.5's, absent on 310P, and an AI CPU kernel outside the 950).
+// through INT32 (BitwiseAnd on UINT8/INT8 is an AI CPU kernel: the AI Core dtypes of
+// hicann/ops-math's math/bitwise_and/op_api/aclnn_bitwise_and_tensor.cpp) and shifts by known
+// amounts become floor divisions and multiplications by powers of two (aclnnRightShift first
+// appears in hicann/ops-math v8.5.0, its doc lists no 310P, and its op_api code picks an AI CPU
+// kernel outside the 950). DequantizePacked and Unpack are lowered; whether the SoC can run the
+// lowering is decided by its last Cast, so their rows are here too.
 #include "ascend_backend.hpp"
 
 namespace gguftool::runtime::ascend {
 namespace {
+
+using DT = DataType;
+using Kind = Capability::Kind;
 
 bool empty(const DeviceTensor &t) {
     return t.elements() == 0;
@@ -34,80 +40,100 @@ void AscendBackend::cast(const DeviceTensor &x, DeviceTensor &y) {
         GGUFTOOL_ACLNN(d, Cast, in, acl_dtype(y.dtype), out);
 }
 
-void AscendBackend::neg(const DeviceTensor &x, DeviceTensor &y) {
-    if (empty(y)) return;
-    const Desc in(*device_, x), out(*device_, y);
-    GGUFTOOL_ACLNN(*device_, Neg, in, out);
+namespace {
+
+void cast_kernel(AscendBackend &b, const KernelArgs &args) {
+    b.cast(*args.inputs[0], args.outputs[0]);
 }
 
-void AscendBackend::where(const DeviceTensor &condition, const DeviceTensor &x,
-                          const DeviceTensor &y, DeviceTensor &out) {
+void neg(AscendBackend &b, const KernelArgs &args) {
+    DeviceTensor &y = args.outputs[0];
+    if (empty(y)) return;
+    Device &d = b.device();
+    const Desc in(d, *args.inputs[0]), out(d, y);
+    GGUFTOOL_ACLNN(d, Neg, in, out);
+}
+
+void where(AscendBackend &b, const KernelArgs &args) {
+    DeviceTensor &out = args.outputs[0];
     if (empty(out)) return;
-    Device &d = *device_;
-    const Desc c(d, condition), a(d, x), b(d, y), o(d, out);
-    GGUFTOOL_ACLNN(d, SWhere, c, a, b, o);
+    Device &d = b.device();
+    const Desc c(d, *args.inputs[0]), x(d, *args.inputs[1]), y(d, *args.inputs[2]), o(d, out);
+    GGUFTOOL_ACLNN(d, SWhere, c, x, y, o);
 }
 
-void AscendBackend::binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
-                           DeviceTensor &y) {
-    if (empty(y)) return;
-    Device &d = *device_;
-    const DataType t = a.dtype;
-    switch (op) {
-        case BinaryOp::bitwise_and:
-            bitwise_and(a, b, y);
-            return;
-        case BinaryOp::shift_left:
-            shift(true, a, b, y);
-            return;
-        case BinaryOp::shift_right:
-            shift(false, a, b, y);
-            return;
-        default:
-            break;
-    }
-    const Desc da(d, a), db(d, b), dy(d, y);
-    switch (op) {
-        case BinaryOp::add: {
-            const Scalar one(d, t, int64_t(1));
-            GGUFTOOL_ACLNN(d, Add, da, db, one, dy);
-            return;
-        }
-        case BinaryOp::sub: {
-            const Scalar one(d, t, int64_t(1));
-            GGUFTOOL_ACLNN(d, Sub, da, db, one, dy);
-            return;
-        }
-        case BinaryOp::mul:
-            GGUFTOOL_ACLNN(d, Mul, da, db, dy);
-            return;
-        case BinaryOp::div:
-            if (is_floating(t))
-                GGUFTOOL_ACLNN(d, Div, da, db, dy);
-            else if (is_unsigned(t))
-                GGUFTOOL_ACLNN(d, FloorDivide, da, db, dy);  // floor is truncation for these
-            else
-                GGUFTOOL_ACLNN(d, DivMod, da, db, cann::kDivModTrunc, dy);
-            return;
-        case BinaryOp::mod:
-            GGUFTOOL_ACLNN(d, RemainderTensorTensor, da, db, dy);
-            return;
-        case BinaryOp::min:
-            GGUFTOOL_ACLNN(d, Minimum, da, db, dy);
-            return;
-        case BinaryOp::equal:
-            GGUFTOOL_ACLNN(d, EqTensor, da, db, dy);
-            return;
-        default:
-            throw Error(fmt::format("the ascend backend has no {} operator for {}",
-                                    op == BinaryOp::fmod ? "fmod" : "such", dtype_name(t)));
-    }
+// The binary kernels of one aclnn call: a and b broadcast to y.
+struct Binary {
+    Device &d;
+    const DeviceTensor &a, &b;
+    DeviceTensor &y;
+    Desc da{d, a}, db{d, b}, dy{d, y};
+
+    Binary(AscendBackend &backend, const KernelArgs &args)
+        : d(backend.device()), a(*args.inputs[0]), b(*args.inputs[1]), y(args.outputs[0]) {}
+};
+
+void add(AscendBackend &backend, const KernelArgs &args) {
+    if (empty(args.outputs[0])) return;
+    const Binary op(backend, args);
+    const Scalar one(op.d, op.a.dtype, int64_t(1));
+    GGUFTOOL_ACLNN(op.d, Add, op.da, op.db, one, op.dy);
+}
+
+void sub(AscendBackend &backend, const KernelArgs &args) {
+    if (empty(args.outputs[0])) return;
+    const Binary op(backend, args);
+    const Scalar one(op.d, op.a.dtype, int64_t(1));
+    GGUFTOOL_ACLNN(op.d, Sub, op.da, op.db, one, op.dy);
+}
+
+void mul(AscendBackend &backend, const KernelArgs &args) {
+    if (empty(args.outputs[0])) return;
+    const Binary op(backend, args);
+    GGUFTOOL_ACLNN(op.d, Mul, op.da, op.db, op.dy);
+}
+
+void div(AscendBackend &backend, const KernelArgs &args) {
+    if (empty(args.outputs[0])) return;
+    const Binary op(backend, args);
+    const DataType t = op.a.dtype;
+    if (is_floating(t))
+        GGUFTOOL_ACLNN(op.d, Div, op.da, op.db, op.dy);
+    else if (is_unsigned(t))
+        GGUFTOOL_ACLNN(op.d, FloorDivide, op.da, op.db, op.dy);  // floor is truncation for these
+    else
+        GGUFTOOL_ACLNN(op.d, DivMod, op.da, op.db, cann::kDivModTrunc, op.dy);
+}
+
+// Mod with fmod 0 (fmod 1 is refused by the rule).
+void mod(AscendBackend &backend, const KernelArgs &args) {
+    if (empty(args.outputs[0])) return;
+    if (args.attributes.at<int64_t>("fmod") != 0)
+        throw Error(fmt::format("the ascend backend has no fmod operator for {}",
+                                dtype_name(args.inputs[0]->dtype)));
+    const Binary op(backend, args);
+    GGUFTOOL_ACLNN(op.d, RemainderTensorTensor, op.da, op.db, op.dy);
+}
+
+void min(AscendBackend &backend, const KernelArgs &args) {
+    if (empty(args.outputs[0])) return;
+    const Binary op(backend, args);
+    GGUFTOOL_ACLNN(op.d, Minimum, op.da, op.db, op.dy);
+}
+
+void equal(AscendBackend &backend, const KernelArgs &args) {
+    if (empty(args.outputs[0])) return;
+    const Binary op(backend, args);
+    GGUFTOOL_ACLNN(op.d, EqTensor, op.da, op.db, op.dy);
 }
 
 // a & b. INT16, INT32 and INT64 run as they are; 8-bit integers in INT32 (cast there and back),
 // with a known single-valued mask as a scalar and other known masks widened once and kept.
-void AscendBackend::bitwise_and(const DeviceTensor &a, const DeviceTensor &b, DeviceTensor &y) {
-    Device &d = *device_;
+void bitwise_and(AscendBackend &backend, const KernelArgs &args) {
+    const DeviceTensor &a = *args.inputs[0], &b = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
+    if (empty(y)) return;
+    Device &d = backend.device();
     const DataType t = a.dtype;
     const bool narrow = t == DataType::uint8 || t == DataType::int8;
     if (!narrow) {
@@ -122,20 +148,20 @@ void AscendBackend::bitwise_and(const DeviceTensor &a, const DeviceTensor &b, De
                 t == DataType::uint8 ? h.data_as<uint8_t>()[i] : h.data_as<int8_t>()[i];
         return r;
     };
-    const DeviceTensor wa = converted(a, DataType::int32);
-    DeviceTensor wy = allocate(DataType::int32, y.shape);
+    const DeviceTensor wa = backend.converted(a, DataType::int32);
+    DeviceTensor wy = backend.allocate(DataType::int32, y.shape);
     if (buffer_of(b).shadow && b.elements() == 1 && a.elements() == y.elements()) {
-        const Tensor m = widen(host_values(b));
+        const Tensor m = widen(backend.host_values(b));
         const Desc da(d, wa), dy(d, wy, a.shape, dense_strides(a.shape), 0);
         const Scalar mask(d, DataType::int32, int64_t(m.data_as<int32_t>()[0]));
         GGUFTOOL_ACLNN(d, BitwiseAndScalar, da, mask, dy);
     } else {
-        const DeviceTensor wb =
-            buffer_of(b).shadow ? derived(b, "int32", widen) : converted(b, DataType::int32);
+        const DeviceTensor wb = buffer_of(b).shadow ? backend.derived(b, "int32", widen)
+                                                    : backend.converted(b, DataType::int32);
         const Desc da(d, wa), db(d, wb), dy(d, wy);
         GGUFTOOL_ACLNN(d, BitwiseAndTensor, da, db, dy);
     }
-    cast(wy, y);
+    backend.cast(wy, y);
 }
 
 // a << b and a >> b of unsigned integers (UINT8, UINT16, UINT32). With the amounts known on the
@@ -145,9 +171,12 @@ void AscendBackend::bitwise_and(const DeviceTensor &a, const DeviceTensor &b, De
 // INT64. One amount is a scalar (FloorDivides, Muls; 310P has no FloorDivides); several are a
 // tensor of factors made once and kept with b. An amount of the width or more gives 0. Amounts
 // computed on the device need aclnnRightShift.
-void AscendBackend::shift(bool left, const DeviceTensor &a, const DeviceTensor &b,
-                          DeviceTensor &y) {
-    Device &d = *device_;
+void bit_shift(AscendBackend &backend, const KernelArgs &args) {
+    const DeviceTensor &a = *args.inputs[0], &b = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
+    if (empty(y)) return;
+    const bool left = args.attributes.at<std::string>("direction") == "LEFT";
+    Device &d = backend.device();
     const DataType t = a.dtype;
     const unsigned width = bit_width(t);
     if (!buffer_of(b).shadow) {
@@ -160,7 +189,7 @@ void AscendBackend::shift(bool left, const DeviceTensor &a, const DeviceTensor &
         // RightShift requires its input to have the output's shape: broadcast `a` first.
         DeviceTensor full = a;
         if (a.shape != y.shape) {
-            full = allocate(t, y.shape);
+            full = backend.allocate(t, y.shape);
             const Desc src(d, a), dst(d, full);
             GGUFTOOL_ACLNN(d, InplaceCopy, static_cast<cann::aclTensor *>(dst), src);
         }
@@ -171,7 +200,7 @@ void AscendBackend::shift(bool left, const DeviceTensor &a, const DeviceTensor &
     if (t == DataType::uint64)
         throw Error(
             fmt::format("BitShift of uint64 on {} needs aclnnRightShift/LeftShift", d.soc()));
-    const Tensor amounts = host_values(b);
+    const Tensor amounts = backend.host_values(b);
     std::vector<unsigned> n(amounts.elements());
     for (size_t i = 0; i < n.size(); ++i) {
         const uint64_t k = t == DataType::uint8    ? amounts.data_as<uint8_t>()[i]
@@ -187,8 +216,8 @@ void AscendBackend::shift(bool left, const DeviceTensor &a, const DeviceTensor &
     const auto factor = [&](unsigned k) -> int64_t {
         return left && k >= width ? 0 : int64_t(1) << k;
     };
-    const DeviceTensor wa = converted(a, w);
-    DeviceTensor wy = w == t ? y : allocate(w, y.shape);
+    const DeviceTensor wa = backend.converted(a, w);
+    DeviceTensor wy = w == t ? y : backend.allocate(w, y.shape);
     if (n.size() == 1 && a.elements() == y.elements() && (left || d.family() != SocFamily::p310)) {
         const Desc da(d, wa), dy(d, wy, a.shape, dense_strides(a.shape), 0);
         const Scalar f(d, w, factor(n[0]));
@@ -198,19 +227,19 @@ void AscendBackend::shift(bool left, const DeviceTensor &a, const DeviceTensor &
             GGUFTOOL_ACLNN(d, FloorDivides, da, f, dy);
     } else {
         const DeviceTensor factors =
-            derived(b, fmt::format("shift-{}-{}", left ? "left" : "right", dtype_name(w)),
-                    [&](const Tensor &) {
-                        Tensor p = Tensor::allocate(w, amounts.shape());
-                        for (size_t i = 0; i < n.size(); ++i) {
-                            if (w == DataType::uint8)
-                                p.mutable_data_as<uint8_t>()[i] = uint8_t(factor(n[i]));
-                            else if (w == DataType::int32)
-                                p.mutable_data_as<int32_t>()[i] = int32_t(factor(n[i]));
-                            else
-                                p.mutable_data_as<int64_t>()[i] = factor(n[i]);
-                        }
-                        return p;
-                    });
+            backend.derived(b, fmt::format("shift-{}-{}", left ? "left" : "right", dtype_name(w)),
+                            [&](const Tensor &) {
+                                Tensor p = Tensor::allocate(w, amounts.shape());
+                                for (size_t i = 0; i < n.size(); ++i) {
+                                    if (w == DataType::uint8)
+                                        p.mutable_data_as<uint8_t>()[i] = uint8_t(factor(n[i]));
+                                    else if (w == DataType::int32)
+                                        p.mutable_data_as<int32_t>()[i] = int32_t(factor(n[i]));
+                                    else
+                                        p.mutable_data_as<int64_t>()[i] = factor(n[i]);
+                                }
+                                return p;
+                            });
         const Desc da(d, wa), df(d, factors), dy(d, wy);
         if (left)
             GGUFTOOL_ACLNN(d, Mul, da, df, dy);
@@ -219,13 +248,100 @@ void AscendBackend::shift(bool left, const DeviceTensor &a, const DeviceTensor &
     }
     if (w == t) return;
     if (left) {  // keep the low `width` bits; the narrowing Cast is then exact
-        DeviceTensor masked = allocate(w, y.shape);
+        DeviceTensor masked = backend.allocate(w, y.shape);
         const Desc dw(d, wy), dm(d, masked);
         const Scalar mask(d, w, int64_t((uint64_t(1) << width) - 1));
         GGUFTOOL_ACLNN(d, BitwiseAndScalar, dw, mask, dm);
         wy = masked;
     }
-    cast(wy, y);
+    backend.cast(wy, y);
+}
+
+// DequantizePacked and Unpack are lowered to standard operators; the output Cast decides what the
+// SoC must have.
+std::string lowered_refusal(const OpQuery &q, const Device &d) {
+    const DT out = q.outputs.empty() ? DT::undefined : q.outputs[0];
+    if (out != DT::bfloat16 || has_bf16(d.family())) return {};
+    return fmt::format(
+        "{}{} to bfloat16: {} has no bfloat16 Cast (CANN's docs list "
+        "none for its SoC family)",
+        q.op_type, q.format ? fmt::format(" ({})", type_name(*q.format)) : "", d.soc());
+}
+
+std::string fmod_refusal(const OpQuery &q, const Device &d) {
+    if (q.attributes.get_int("fmod") != 1) return {};
+    return fmt::format("Mod with fmod=1 is not supported on {}", d.soc());
+}
+
+}  // namespace
+
+std::span<const AscendKernelRow> elementwise_kernels() {
+    const AscendRule lowered = {.kind = Kind::lowered, .refuse = lowered_refusal};
+    const AscendRule add_sub_mul = {
+        .dtypes = {{0, arithmetic,
+                    "aclnnAdd, aclnnSub and aclnnMul take no unsigned type wider than uint8"}},
+        .needs = {{"aclnnAdd"}, {"aclnnSub"}, {"aclnnMul"}},
+    };
+    static const AscendKernelRow rows[] = {
+        {"DequantizePacked", nullptr, lowered},
+        {"Unpack", nullptr, lowered},
+        {"Cast",
+         cast_kernel,
+         {.dtypes = {{0, storable, "aclnnCast"}, {kOutput, storable, "aclnnCast"}},
+          .needs = {{"aclnnCast"}, {"aclnnInplaceCopy"}}}},
+        {"Add", add, add_sub_mul},
+        {"Sub", sub, add_sub_mul},
+        {"Mul", mul, add_sub_mul},
+        {"Div",
+         div,
+         {.dtypes = {{0, arithmetic, "aclnnDiv, aclnnFloorDivide and aclnnDivMod"}},
+          .needs = {{"aclnnDiv"}, {"aclnnFloorDivide"}, {"aclnnDivMod"}}}},
+        {"Mod",
+         mod,
+         {.refuse = fmod_refusal,
+          .dtypes = {{0,
+                      [](DT t, SocFamily f) {
+                          return in(t, {DT::int32, DT::int64, DT::float16, DT::float32,
+                                        DT::float64}) ||
+                                 (t == DT::bfloat16 && has_bf16(f));
+                      },
+                      "aclnnRemainderTensorTensor"}},
+          .needs = {{"aclnnRemainderTensorTensor"}}}},
+        {"Min", min, {.dtypes = {{0, arithmetic, "aclnnMinimum"}}, .needs = {{"aclnnMinimum"}}}},
+        {"Equal",
+         equal,
+         {.dtypes = {{0, arithmetic_or_bool, "aclnnEqTensor"}}, .needs = {{"aclnnEqTensor"}}}},
+        {"BitwiseAnd",
+         bitwise_and,
+         {.dtypes = {{0,
+                      [](DT t, SocFamily) {
+                          return in(t, {DT::int8, DT::uint8, DT::int16, DT::uint16, DT::int32,
+                                        DT::int64, DT::bool_});
+                      },
+                      "aclnnBitwiseAndTensor"}},
+          .needs = {{"aclnnBitwiseAndTensor"}, {"aclnnBitwiseAndScalar"}, {"aclnnCast"}}}},
+        {"BitShift",
+         bit_shift,
+         {.dtypes = {{0,
+                      [](DT t, SocFamily) {
+                          return in(t, {DT::uint8, DT::uint16, DT::uint32});
+                      },
+                      "shifts run as FloorDivide and Mul by powers of two; uint64 has no exact "
+                      "path"}},
+          .needs = {{"aclnnFloorDivide"},
+                    {"aclnnMul"},
+                    {"aclnnBitwiseAndScalar"},
+                    {"aclnnCast"},
+                    {"aclnnFloorDivides",
+                     [](const Cann &, SocFamily f) { return f != SocFamily::p310; }}}}},
+        {"Neg",
+         neg,
+         {.dtypes = {{0, [](DT t, SocFamily f) { return arithmetic(t, f) && t != DT::uint8; },
+                      "aclnnNeg"}},
+          .needs = {{"aclnnNeg"}}}},
+        {"Where", where, {.dtypes = {{1, storable, "aclnnSWhere"}}, .needs = {{"aclnnSWhere"}}}},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::ascend

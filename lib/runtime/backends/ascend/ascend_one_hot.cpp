@@ -26,13 +26,18 @@ DeviceTensor AscendBackend::constant(DataType dtype, int64_t value) {
     return d;
 }
 
-void AscendBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
-                            const DeviceTensor &values, DeviceTensor &y) {
+namespace {
+
+using DT = DataType;
+
+void one_hot(AscendBackend &b, const KernelArgs &args) {
+    const DeviceTensor &indices = *args.inputs[0], &values = *args.inputs[2];
+    DeviceTensor &y = args.outputs[0];
     if (y.elements() == 0) return;
-    Device &d = *device_;
+    Device &d = b.device();
     const DataType it = indices.dtype == DataType::int32 ? DataType::int32 : DataType::int64;
-    const int64_t depth = p.depth;
-    const bool negative = p.negative_indices;
+    const int64_t depth = args.attributes.at<int64_t>("depth");
+    const bool negative = args.attributes.at<int64_t>("negative_indices") != 0;
     const int64_t lo = negative ? -depth - 1 : -1;
     const int64_t k = negative ? depth + 1 : 1;
     const int64_t classes = negative ? 2 * depth + 2 : depth + 2;
@@ -42,15 +47,15 @@ void AscendBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
 
     // A scalar index is a [1] tensor whose row is the output.
     const Shape ishape = indices.shape.empty() ? Shape{1} : indices.shape;
-    const size_t axis = indices.shape.empty() ? 1 : p.axis;
+    const size_t axis = indices.shape.empty() ? 1 : size_t(args.attributes.at<int64_t>("axis"));
     Shape yshape = ishape;
     yshape.insert(yshape.begin() + ptrdiff_t(axis), depth);
     Shape mshape = ishape;
     mshape.insert(mshape.begin() + ptrdiff_t(axis), classes);
 
     // 1-2: indices in [0, classes).
-    const DeviceTensor idx = converted(indices, it);
-    DeviceTensor clamped = allocate(it, ishape), shifted = allocate(it, ishape);
+    const DeviceTensor idx = b.converted(indices, it);
+    DeviceTensor clamped = b.allocate(it, ishape), shifted = b.allocate(it, ishape);
     {
         const Desc in(d, idx, ishape, dense_strides(ishape), 0), out(d, clamped);
         const Scalar low(d, it, lo), high(d, it, depth);
@@ -63,8 +68,8 @@ void AscendBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
     }
 
     // 3: the mask.
-    DeviceTensor mask = allocate(it, mshape);
-    const DeviceTensor one = constant(it, 1), zero = constant(it, 0);
+    DeviceTensor mask = b.allocate(it, mshape);
+    const DeviceTensor one = b.constant(it, 1), zero = b.constant(it, 0);
     if (d.api().has_atb) {
         using cann::atb_abi::kMaxDim;
         const auto tensor = [](const DeviceTensor &t, const Shape &dims) {
@@ -103,7 +108,7 @@ void AscendBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
     const Desc out(d, y, yshape, dense_strides(yshape), 0);
     bool zero_one = false;
     if (values.dtype == it && buffer_of(values).shadow) {
-        const Tensor v = host_values(values);
+        const Tensor v = b.host_values(values);
         zero_one = it == DataType::int32
                        ? v.data_as<int32_t>()[0] == 0 && v.data_as<int32_t>()[1] == 1
                        : v.data_as<int64_t>()[0] == 0 && v.data_as<int64_t>()[1] == 1;
@@ -119,12 +124,12 @@ void AscendBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
         }
         return;
     }
-    DeviceTensor condition = allocate(DataType::bool_, yshape);
+    DeviceTensor condition = b.allocate(DataType::bool_, yshape);
     {
         const Desc c(d, condition);
         if (negative) {
             // The mask of wanted positions, dense: the sum of the two views.
-            const DeviceTensor hits = allocate(it, yshape);
+            const DeviceTensor hits = b.allocate(it, yshape);
             {
                 const Desc a = view(1), b = view(depth + 1), h(d, hits);
                 const Scalar one_s(d, it, int64_t(1));
@@ -139,6 +144,28 @@ void AscendBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
     }
     const Desc c(d, condition), on(d, values, {1}, {1}, 1), off(d, values, {1}, {1}, 0);
     GGUFTOOL_ACLNN(d, SWhere, c, on, off, out);
+}
+
+}  // namespace
+
+std::span<const AscendKernelRow> one_hot_kernels() {
+    static const AscendKernelRow rows[] = {
+        {"OneHot",
+         one_hot,
+         {.dtypes = {{0,
+                      [](DT t, SocFamily f) {
+                          return arithmetic(t, f) || in(t, {DT::uint16, DT::uint32, DT::uint64});
+                      },
+                      "OneHot indices are cast to int64"},
+                     {2, storable, "aclnnSWhere"}},
+          .needs = {{"aclnnCast"},
+                    {"aclnnClamp"},
+                    {"aclnnAdds"},
+                    {"aclnnSWhere"},
+                    {"aclnnOneHot", [](const Cann &a, SocFamily) { return !a.has_atb; },
+                     "aclnnOneHot (ATB absent)"}}}},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::ascend

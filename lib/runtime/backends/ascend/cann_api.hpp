@@ -1,9 +1,9 @@
-// The CANN ABI the Ascend backend uses, declared by this project from the public facts
-// (shared/ascend/CANN-FACTS.md; the signatures are those of CANN 8.1.RC1's headers and the hicann
-// repositories): typedefs, enum values, the ATB structs it passes, and one X-macro list per
-// library of every C function it calls. No CANN header is needed to build; `cann_abi_check`
-// (tools/cann_abi_check.cpp) compiles these against the real headers and checks every value,
-// layout and function type.
+// The CANN ABI the Ascend backend uses, declared by this project from CANN's public sources (the
+// signatures are those of CANN 8.1.RC1's acl/, aclnn/, aclnnop/ and atb/ headers and of the
+// hicann repositories runtime, opbase, ops-math, ops-nn and ascend-transformer-boost): typedefs,
+// enum values, the ATB structs it passes, and one X-macro list per library of every C function it
+// calls. No CANN header is needed to build; `cann_abi_check` (tools/cann_abi_check.cpp) compiles
+// these against the real headers and checks every value, layout and function type.
 //
 // The same lists declare the functions the CANN emulation (tests/cann_emulator) defines and the
 // loader (cann_loader.cpp) resolves, so the three cannot drift apart.

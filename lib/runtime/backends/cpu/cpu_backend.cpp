@@ -1,10 +1,10 @@
-// CPU backend: memory (host tensors wrapped, never copied) and DequantizePacked via the core.
+// CPU backend: memory (host tensors wrapped, never copied, so views need no kernel), and the
+// constructor that registers every cpu_*.cpp file's rows.
 #include "cpu_backend.hpp"
 
 #include <fmt/format.h>
 
 #include "gguftool/parallel.hpp"
-#include "gguftool/quant.hpp"
 
 namespace gguftool::runtime::cpu {
 namespace {
@@ -29,12 +29,25 @@ uint8_t *mutable_bytes(DeviceTensor &t) {
     return buffer_of(t).tensor.mutable_data();
 }
 
+// The operators that read no element here: views of their input's buffer (download() reads
+// them with their own dtype and shape) and host-side values (uploaded by the operator).
+std::span<const CpuKernelRow> view_rows() {
+    static constexpr CpuKernelRow rows[] = {
+        {"Identity"}, {"Reshape"}, {"Unsqueeze"}, {"Squeeze"}, {"BitCast"}, {"Shape"}, {"Constant"},
+    };
+    return rows;
+}
+
 CpuBackend::CpuBackend(unsigned threads) : threads_(threads) {
-    for (const std::span<const CpuKernel> rows :
-         {where_neg_kernels(), compare_kernels(), unary_kernels(), expand_kernels(),
-          matmul_kernels(), reduce_kernels(), nbits_kernels()})
-        for (const CpuKernel &k : rows)
-            register_kernel(k.op_type, [this, run = k.run](const KernelArgs &a) { run(*this, a); });
+    for (const std::span<const CpuKernelRow> rows :
+         {view_rows(), binary_kernels(), cast_kernels(), dequantize_packed_kernels(),
+          index_kernels(), layout_kernels(), matmul_kernels(), nbits_kernels(), range_kernels(),
+          reduce_kernels(), unary_kernels(), unpack_kernels(), where_neg_kernels()})
+        for (const CpuKernelRow &row : rows)
+            register_kernel(
+                row.op_type,
+                row.run ? OpKernel([this, run = row.run](const KernelArgs &a) { run(*this, a); })
+                        : OpKernel());
 }
 
 std::string CpuBackend::description() const {
@@ -56,16 +69,6 @@ Tensor CpuBackend::download(const DeviceTensor &t) {
     const Tensor &host = buffer_of(t).tensor;
     if (host.dtype() == t.dtype && host.shape() == t.shape) return host;
     return host.viewed_as(t.dtype, t.shape);  // a view made by Reshape, Unsqueeze or BitCast
-}
-
-void CpuBackend::dequantize_packed(GgmlType format, const DeviceTensor &x, DeviceTensor &y) {
-    const std::span<const uint8_t> in(bytes(x), x.nbytes());
-    quant::decode(format, in, y.elements(), y.elements() ? mutable_bytes(y) : nullptr,
-                  static_cast<DataType>(int32_t(y.dtype)), threads_);
-}
-
-void CpuBackend::cast(const DeviceTensor &x, DeviceTensor &y) {
-    cpu::cast(x, y, threads_);
 }
 
 }  // namespace gguftool::runtime::cpu

@@ -8,20 +8,27 @@ namespace gguftool::runtime::cpu {
 
 class CpuBackend;
 
-// A CPU kernel registered by operator name (Backend::register_kernel): each cpu_*.cpp file lists
-// its rows, CpuBackend's constructor registers them all.
-struct CpuKernel {
+// One row of the CPU backend (Backend::register_kernel): an operator and its kernel (none for an
+// operator that needs none: a view or a host-side value). Each cpu_*.cpp file lists the rows of
+// the kernels it holds; CpuBackend's constructor registers them all. The CPU runs every operator
+// it has a row for: its rows have no capability rule.
+struct CpuKernelRow {
     const char *op_type;
-    void (*run)(CpuBackend &cpu, const KernelArgs &args);
+    void (*run)(CpuBackend &cpu, const KernelArgs &args) = nullptr;
 };
-std::span<const CpuKernel> where_neg_kernels();  // Where, Neg
-std::span<const CpuKernel> compare_kernels();    // Greater, Less, ..., And, Or (cpu_binary.cpp)
-std::span<const CpuKernel> unary_kernels();      // Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Not
-std::span<const CpuKernel> expand_kernels();     // Expand (cpu_layout.cpp)
-std::span<const CpuKernel> matmul_kernels();
-std::span<const CpuKernel>
-nbits_kernels();  // com.microsoft MatMulNBits, GatherBlockQuantized     // MatMul, Gemm (OpenBLAS)
-std::span<const CpuKernel> reduce_kernels();  // Softmax, ReduceMean, ReduceSum
+std::span<const CpuKernelRow> view_rows();  // Identity, Reshape, ..., Shape, Constant: no kernel
+std::span<const CpuKernelRow> binary_kernels();  // Add, ..., Equal, Greater, ..., And, Or
+std::span<const CpuKernelRow> cast_kernels();
+std::span<const CpuKernelRow> dequantize_packed_kernels();
+std::span<const CpuKernelRow> index_kernels();   // OneHot, Gather, Concat
+std::span<const CpuKernelRow> layout_kernels();  // Slice, Transpose, Expand
+std::span<const CpuKernelRow> matmul_kernels();  // MatMul, Gemm (OpenBLAS)
+std::span<const CpuKernelRow> nbits_kernels();   // com.microsoft MatMulNBits, GatherBlockQuantized
+std::span<const CpuKernelRow> range_kernels();
+std::span<const CpuKernelRow> reduce_kernels();  // Softmax, ReduceMean, ReduceSum
+std::span<const CpuKernelRow> unary_kernels();   // Sqrt, Tanh, Sigmoid, Exp, Reciprocal, Not
+std::span<const CpuKernelRow> unpack_kernels();
+std::span<const CpuKernelRow> where_neg_kernels();  // Where, Neg
 
 class CpuBackend final : public Backend {
 public:
@@ -32,22 +39,6 @@ public:
     DeviceTensor allocate(DataType dtype, const Shape &shape) override;
     DeviceTensor upload(const Tensor &host) override;
     Tensor download(const DeviceTensor &t) override;
-
-    void dequantize_packed(GgmlType format, const DeviceTensor &x, DeviceTensor &y) override;
-    void unpack(const UnpackParams &p, const DeviceTensor &x, DeviceTensor &y) override;
-    void one_hot(const OneHotParams &p, const DeviceTensor &indices, const DeviceTensor &values,
-                 DeviceTensor &y) override;
-    void cast(const DeviceTensor &x, DeviceTensor &y) override;
-    void binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
-                DeviceTensor &y) override;
-    void slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
-               const DeviceTensor &x, DeviceTensor &y) override;
-    void transpose(std::span<const size_t> perm, const DeviceTensor &x, DeviceTensor &y) override;
-    void range(const DeviceTensor &start, const DeviceTensor &delta, DataType accumulate,
-               DeviceTensor &y) override;
-    void gather(size_t axis, bool negative_indices, const DeviceTensor &data,
-                const DeviceTensor &indices, DeviceTensor &y) override;
-    void concat(size_t axis, std::span<const DeviceTensor> inputs, DeviceTensor &y) override;
 
     unsigned threads() const { return threads_; }
 
@@ -62,9 +53,6 @@ uint8_t *mutable_bytes(DeviceTensor &t);
 // C [m, n] = A [m, k] · B [n, k]ᵀ, float32, row major, on `threads` threads (cpu_matmul.cpp).
 void sgemm_abt(const float *a, const float *b, float *c, uint64_t m, uint64_t n, uint64_t k,
                unsigned threads);
-
-// Cast (cpu_cast.cpp).
-void cast(const DeviceTensor &x, DeviceTensor &y, unsigned threads);
 
 // Minimum work per thread, in elements, for the elementwise kernels.
 inline constexpr uint64_t kGrain = 1 << 16;

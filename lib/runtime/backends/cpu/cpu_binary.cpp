@@ -1,6 +1,7 @@
-// The elementwise binary operators (BinaryOp) on the CPU with NumPy broadcasting, and the
-// comparisons and logical operators registered by name (Greater, Less, GreaterOrEqual,
-// LessOrEqual, And, Or), which share Equal's path: a BOOL output from inputs of one type.
+// The elementwise binary operators on the CPU with NumPy broadcasting: Add, Sub, Mul, Div, Mod,
+// Min, BitwiseAnd, BitShift and Equal, and the comparisons and logical operators (Greater, Less,
+// GreaterOrEqual, LessOrEqual, And, Or), which share Equal's path: a BOOL output from inputs of
+// one type.
 //
 // Integers wrap modulo 2^n. float16 and bfloat16 compute in float and round once: float carries
 // at least 2p + 2 bits of their precision p, so sums, differences, products and quotients come out
@@ -20,6 +21,22 @@
 
 namespace gguftool::runtime::cpu {
 namespace {
+
+// What a binary kernel computes (Mod is `mod` or `fmod` by its attribute, BitShift `shift_left`
+// or `shift_right` by its direction).
+enum class BinaryOp {
+    add,
+    sub,
+    mul,
+    div,
+    mod,
+    fmod,
+    min,
+    bitwise_and,
+    shift_left,
+    shift_right,
+    equal,
+};
 
 template <class T>
 inline constexpr bool kHalf = std::is_same_v<T, F16> || std::is_same_v<T, BF16>;
@@ -242,10 +259,10 @@ void check_divisor(BinaryOp op, const DeviceTensor &b) {
     }
 }
 
-}  // namespace
-
-void CpuBackend::binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &b,
-                        DeviceTensor &y) {
+// y = a op b, a and b of one type broadcast to y (checked by the operator).
+void binary(CpuBackend &cpu, BinaryOp op, const KernelArgs &args) {
+    const DeviceTensor &a = *args.inputs[0], &b = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
     const uint64_t n = y.elements();
     if (n == 0) return;
     check_divisor(op, b);  // every element of b is used
@@ -254,17 +271,27 @@ void CpuBackend::binary(BinaryOp op, const DeviceTensor &a, const DeviceTensor &
     uint8_t *py = mutable_bytes(y);
     with_type(a.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        parallel_for(n, threads_, kGrain, [&](uint64_t begin, uint64_t end) {
+        parallel_for(n, cpu.threads(), kGrain, [&](uint64_t begin, uint64_t end) {
             run_typed(op, a.dtype, p, reinterpret_cast<const T *>(pa),
                       reinterpret_cast<const T *>(pb), py, begin, end);
         });
     });
 }
 
-namespace {
+template <BinaryOp op>
+void binary_kernel(CpuBackend &cpu, const KernelArgs &args) {
+    binary(cpu, op, args);
+}
+void mod_kernel(CpuBackend &cpu, const KernelArgs &args) {
+    binary(cpu, args.attributes.at<int64_t>("fmod") ? BinaryOp::fmod : BinaryOp::mod, args);
+}
+void bit_shift_kernel(CpuBackend &cpu, const KernelArgs &args) {
+    const bool left = args.attributes.at<std::string>("direction") == "LEFT";
+    binary(cpu, left ? BinaryOp::shift_left : BinaryOp::shift_right, args);
+}
 
-// A registered comparison or logical kernel: a and b (one type, checked by the operator)
-// broadcast to the BOOL y.
+// A comparison or logical kernel: a and b (one type, checked by the operator) broadcast to the
+// BOOL y.
 template <Cmp C>
 void compare_kernel(CpuBackend &cpu, const KernelArgs &args) {
     const DeviceTensor &a = *args.inputs[0], &b = *args.inputs[1];
@@ -285,8 +312,17 @@ void compare_kernel(CpuBackend &cpu, const KernelArgs &args) {
 
 }  // namespace
 
-std::span<const CpuKernel> compare_kernels() {
-    static constexpr CpuKernel rows[] = {
+std::span<const CpuKernelRow> binary_kernels() {
+    static constexpr CpuKernelRow rows[] = {
+        {"Add", binary_kernel<BinaryOp::add>},
+        {"Sub", binary_kernel<BinaryOp::sub>},
+        {"Mul", binary_kernel<BinaryOp::mul>},
+        {"Div", binary_kernel<BinaryOp::div>},
+        {"Mod", mod_kernel},
+        {"Min", binary_kernel<BinaryOp::min>},
+        {"BitwiseAnd", binary_kernel<BinaryOp::bitwise_and>},
+        {"BitShift", bit_shift_kernel},
+        {"Equal", binary_kernel<BinaryOp::equal>},
         {"Greater", compare_kernel<Cmp::greater>},
         {"Less", compare_kernel<Cmp::less>},
         {"GreaterOrEqual", compare_kernel<Cmp::greater_equal>},

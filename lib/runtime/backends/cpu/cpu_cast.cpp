@@ -114,8 +114,7 @@ void cast_range(const S *in, D *out, uint64_t begin, uint64_t end) {
     for (uint64_t i = begin; i < end; ++i) out[i] = narrow<D>(widen(in[i]));
 }
 
-}  // namespace
-
+// y = x converted to y's type (same shape).
 void cast(const DeviceTensor &x, DeviceTensor &y, unsigned threads) {
     const uint64_t n = x.elements();
     if (n == 0) return;
@@ -136,4 +135,27 @@ void cast(const DeviceTensor &x, DeviceTensor &y, unsigned threads) {
     });
 }
 
+void cast_kernel(CpuBackend &cpu, const KernelArgs &args) {
+    cast(*args.inputs[0], args.outputs[0], cpu.threads());
+}
+
+}  // namespace
+
+std::span<const CpuKernelRow> cast_kernels() {
+    static constexpr CpuKernelRow rows[] = {{"Cast", cast_kernel}};
+    return rows;
+}
+
 }  // namespace gguftool::runtime::cpu
+
+namespace gguftool::runtime {
+
+Tensor cast_tensor(const Tensor &x, DataType to) {
+    cpu::CpuBackend backend(1);
+    const DeviceTensor in = backend.upload(x);
+    DeviceTensor out = backend.allocate(to, x.shape());
+    cpu::cast(in, out, 1);
+    return backend.download(out);
+}
+
+}  // namespace gguftool::runtime

@@ -100,21 +100,23 @@ void fill(uint8_t *dst, uint64_t n, const uint8_t *v, size_t es) {
     }
 }
 
-}  // namespace
-
-void CpuBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
-                         const DeviceTensor &values, DeviceTensor &y) {
+void one_hot(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &indices = *args.inputs[0], &values = *args.inputs[2];
+    DeviceTensor &y = args.outputs[0];
+    const size_t axis = size_t(args.attributes.at<int64_t>("axis"));
+    const int64_t depth_value = args.attributes.at<int64_t>("depth");
+    const bool negative_indices = args.attributes.at<int64_t>("negative_indices") != 0;
     if (y.elements() == 0) return;
     const size_t es = dtype_size(y.dtype);
     const uint8_t *off = bytes(values), *on = off + es;
     uint64_t outer = 1, inner = 1;
-    for (size_t d = 0; d < p.axis; ++d) outer *= uint64_t(indices.shape[d]);
-    for (size_t d = p.axis; d < indices.shape.size(); ++d) inner *= uint64_t(indices.shape[d]);
-    const uint64_t depth = uint64_t(p.depth);
+    for (size_t d = 0; d < axis; ++d) outer *= uint64_t(indices.shape[d]);
+    for (size_t d = axis; d < indices.shape.size(); ++d) inner *= uint64_t(indices.shape[d]);
+    const uint64_t depth = uint64_t(depth_value);
     const uint8_t *idx = bytes(indices);
     uint8_t *out = mutable_bytes(y);
     // Output [outer, depth, inner]: all off, then one on per index in range.
-    parallel_for(outer, threads_, std::max<uint64_t>(1, kGrain / (depth * inner)),
+    parallel_for(outer, cpu.threads(), std::max<uint64_t>(1, kGrain / (depth * inner)),
                  [&](uint64_t b, uint64_t e) {
                      for (uint64_t o = b; o < e; ++o) {
                          uint8_t *block = out + o * depth * inner * es;
@@ -122,7 +124,7 @@ void CpuBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
                          for (uint64_t i = 0; i < inner; ++i) {
                              std::optional<int64_t> k = index_at(indices.dtype, idx, o * inner + i);
                              if (!k) continue;
-                             if (*k < 0 && p.negative_indices) *k += p.depth;
+                             if (*k < 0 && negative_indices) *k += depth_value;
                              if (*k < 0 || uint64_t(*k) >= depth) continue;
                              std::memcpy(block + (uint64_t(*k) * inner + i) * es, on, es);
                          }
@@ -130,16 +132,19 @@ void CpuBackend::one_hot(const OneHotParams &p, const DeviceTensor &indices,
                  });
 }
 
-void CpuBackend::gather(size_t axis, bool negative_indices, const DeviceTensor &data,
-                        const DeviceTensor &indices, DeviceTensor &y) {
-    const IndexRange range{data.shape[axis], negative_indices, axis};
+void gather(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &data = *args.inputs[0], &indices = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
+    const size_t axis = size_t(args.attributes.at<int64_t>("axis"));
+    const IndexRange range{data.shape[axis], args.attributes.at<int64_t>("negative_indices") != 0,
+                           axis};
     const uint64_t n = indices.elements();
     const uint8_t *ip = bytes(indices);
     with_index_type(indices.dtype, [&](auto tag) {
         using I = decltype(tag);
         const I *idx = reinterpret_cast<const I *>(ip);
         if (y.elements() == 0) {  // nothing to copy, but every index is still checked
-            parallel_for(n, threads_, kGrain, [&](uint64_t b, uint64_t e) {
+            parallel_for(n, cpu.threads(), kGrain, [&](uint64_t b, uint64_t e) {
                 for (uint64_t j = b; j < e; ++j) range.row(int64_t(idx[j]), j);
             });
             return;
@@ -150,7 +155,7 @@ void CpuBackend::gather(size_t axis, bool negative_indices, const DeviceTensor &
         const uint8_t *src = bytes(data);
         uint8_t *dst = mutable_bytes(y);
         // Ranges in order: the first that throws holds the first bad index (at o = 0).
-        parallel_for(outer * n, threads_, std::max<uint64_t>(1, (kGrain * 4) / row),
+        parallel_for(outer * n, cpu.threads(), std::max<uint64_t>(1, (kGrain * 4) / row),
                      [&](uint64_t b, uint64_t e) {
                          switch (row) {
                              case 1:
@@ -170,26 +175,40 @@ void CpuBackend::gather(size_t axis, bool negative_indices, const DeviceTensor &
     });
 }
 
-void CpuBackend::concat(size_t axis, std::span<const DeviceTensor> inputs, DeviceTensor &y) {
+void concat(CpuBackend &cpu, const KernelArgs &args) {
+    const std::span<const DeviceTensor *const> inputs = args.inputs;
+    DeviceTensor &y = args.outputs[0];
+    const size_t axis = size_t(args.attributes.at<int64_t>("axis"));
     if (y.elements() == 0) return;
     uint64_t outer = 1;
     for (size_t d = 0; d < axis; ++d) outer *= uint64_t(y.shape[d]);
     const uint64_t out_row = y.nbytes() / outer;
     std::vector<uint64_t> chunk(inputs.size());
-    for (size_t t = 0; t < inputs.size(); ++t) chunk[t] = inputs[t].nbytes() / outer;
+    for (size_t t = 0; t < inputs.size(); ++t) chunk[t] = inputs[t]->nbytes() / outer;
     uint8_t *dst = mutable_bytes(y);
-    parallel_for(outer, threads_, std::max<uint64_t>(1, (kGrain * 4) / out_row),
+    parallel_for(outer, cpu.threads(), std::max<uint64_t>(1, (kGrain * 4) / out_row),
                  [&](uint64_t b, uint64_t e) {
                      for (uint64_t o = b; o < e; ++o) {
                          uint8_t *row = dst + o * out_row;
                          for (size_t t = 0; t < inputs.size(); ++t) {
                              if (chunk[t])
-                                 std::memcpy(row, bytes(inputs[t]) + o * chunk[t],
+                                 std::memcpy(row, bytes(*inputs[t]) + o * chunk[t],
                                              size_t(chunk[t]));
                              row += chunk[t];
                          }
                      }
                  });
+}
+
+}  // namespace
+
+std::span<const CpuKernelRow> index_kernels() {
+    static constexpr CpuKernelRow rows[] = {
+        {"OneHot", one_hot},
+        {"Gather", gather},
+        {"Concat", concat},
+    };
+    return rows;
 }
 
 }  // namespace gguftool::runtime::cpu

@@ -129,10 +129,12 @@ void tiled_transpose(const std::vector<uint64_t> &dims, const std::vector<uint64
                  });
 }
 
-}  // namespace
-
-void CpuBackend::slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
-                       const DeviceTensor &x, DeviceTensor &y) {
+// Slice: y[i...] = x[starts + i * steps] per axis.
+void slice(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &x = *args.inputs[0];
+    DeviceTensor &y = args.outputs[0];
+    const std::vector<int64_t> &starts = args.attributes.at<std::vector<int64_t>>("starts");
+    const std::vector<int64_t> &steps = args.attributes.at<std::vector<int64_t>>("steps");
     if (y.elements() == 0) return;
     const size_t rank = x.shape.size(), es = dtype_size(x.dtype);
     const std::vector<int64_t> stride = element_strides(x.shape);
@@ -155,10 +157,14 @@ void CpuBackend::slice(std::span<const int64_t> starts, std::span<const int64_t>
         r.dims.push_back(uint64_t(y.shape[d]));
         r.step.push_back(steps[d] * stride[d]);
     }
-    copy_runs(r, es, bytes(x), mutable_bytes(y), threads_);
+    copy_runs(r, es, bytes(x), mutable_bytes(y), cpu.threads());
 }
 
-void CpuBackend::transpose(std::span<const size_t> perm, const DeviceTensor &x, DeviceTensor &y) {
+// Transpose: axis i of y is axis perm[i] of x.
+void transpose(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &x = *args.inputs[0];
+    DeviceTensor &y = args.outputs[0];
+    const std::vector<int64_t> &perm = args.attributes.at<std::vector<int64_t>>("perm");
     if (y.elements() == 0) return;
     const size_t es = dtype_size(x.dtype);
     const std::vector<int64_t> stride = element_strides(x.shape);
@@ -166,7 +172,7 @@ void CpuBackend::transpose(std::span<const size_t> perm, const DeviceTensor &x, 
     // before it when the two are neighbours in the same order in the input.
     std::vector<uint64_t> dims, in_stride;
     for (size_t i = 0; i < perm.size(); ++i) {
-        const uint64_t d = uint64_t(y.shape[i]), s = uint64_t(stride[perm[i]]);
+        const uint64_t d = uint64_t(y.shape[i]), s = uint64_t(stride[size_t(perm[i])]);
         if (d == 1) continue;
         if (!dims.empty() && in_stride.back() == s * d) {
             dims.back() *= d;
@@ -186,16 +192,14 @@ void CpuBackend::transpose(std::span<const size_t> perm, const DeviceTensor &x, 
     const size_t p = size_t(std::find(in_stride.begin(), in_stride.end(), 1) - in_stride.begin());
     const uint64_t t = tile_side(es);
     if (p != last && p < dims.size() && dims[p] >= t / 2 && dims[last] >= t / 2)
-        return tiled_transpose(dims, in_stride, p, es, src, dst, threads_);
+        return tiled_transpose(dims, in_stride, p, es, src, dst, cpu.threads());
     Runs r;
     r.dims.assign(dims.begin(), dims.end() - 1);
     for (size_t d = 0; d < last; ++d) r.step.push_back(int64_t(in_stride[d]));
     r.inner = dims[last];
     r.inner_step = int64_t(in_stride[last]);
-    copy_runs(r, es, src, dst, threads_);
+    copy_runs(r, es, src, dst, cpu.threads());
 }
-
-namespace {
 
 // Expand: the input broadcast (NumPy rules) to the output; runs copied or filled.
 void expand(CpuBackend &cpu, const KernelArgs &args) {
@@ -224,8 +228,12 @@ void expand(CpuBackend &cpu, const KernelArgs &args) {
 
 }  // namespace
 
-std::span<const CpuKernel> expand_kernels() {
-    static constexpr CpuKernel rows[] = {{"Expand", expand}};
+std::span<const CpuKernelRow> layout_kernels() {
+    static constexpr CpuKernelRow rows[] = {
+        {"Slice", slice},
+        {"Transpose", transpose},
+        {"Expand", expand},
+    };
     return rows;
 }
 

@@ -249,8 +249,8 @@ void sgemm_abt(const float *a, const float *b, float *c, uint64_t m, uint64_t n,
     run_products(std::vector<Product<float>>{p}, threads);
 }
 
-std::span<const CpuKernel> matmul_kernels() {
-    static constexpr CpuKernel rows[] = {
+std::span<const CpuKernelRow> matmul_kernels() {
+    static constexpr CpuKernelRow rows[] = {
         {"MatMul", matmul},
         {"Gemm", gemm_kernel},
     };

@@ -105,8 +105,8 @@ void gather_block_quantized(CpuBackend &cpu, const KernelArgs &args) {
 
 }  // namespace
 
-std::span<const CpuKernel> nbits_kernels() {
-    static constexpr CpuKernel rows[] = {
+std::span<const CpuKernelRow> nbits_kernels() {
+    static constexpr CpuKernelRow rows[] = {
         {"MatMulNBits", matmul_nbits},
         {"GatherBlockQuantized", gather_block_quantized},
     };

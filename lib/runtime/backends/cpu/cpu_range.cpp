@@ -35,10 +35,10 @@ void accumulate(T start, T delta, T *y, uint64_t n) {
     }
 }
 
-}  // namespace
-
-void CpuBackend::range(const DeviceTensor &start, const DeviceTensor &delta, DataType accumulate_as,
-                       DeviceTensor &y) {
+void range(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &start = *args.inputs[0], &delta = *args.inputs[2];
+    DeviceTensor &y = args.outputs[0];
+    const DataType accumulate_as = DataType(args.attributes.at<int64_t>("accumulate"));
     const uint64_t n = y.elements();
     if (n == 0) return;
     with_type(y.dtype, [&](auto tag) {
@@ -47,7 +47,7 @@ void CpuBackend::range(const DeviceTensor &start, const DeviceTensor &delta, Dat
         const T d = *reinterpret_cast<const T *>(bytes(delta));
         T *out = reinterpret_cast<T *>(mutable_bytes(y));
         if constexpr (std::is_integral_v<T>) {
-            parallel_for(n, threads_, kGrain, [&](uint64_t b, uint64_t e) {
+            parallel_for(n, cpu.threads(), kGrain, [&](uint64_t b, uint64_t e) {
                 for (uint64_t i = b; i < e; ++i) out[i] = T(uint64_t(s) + i * uint64_t(d));
             });
         } else if constexpr (std::is_floating_point_v<T>) {
@@ -61,6 +61,13 @@ void CpuBackend::range(const DeviceTensor &start, const DeviceTensor &delta, Dat
             throw Error("Range does not take bool");
         }
     });
+}
+
+}  // namespace
+
+std::span<const CpuKernelRow> range_kernels() {
+    static constexpr CpuKernelRow rows[] = {{"Range", range}};
+    return rows;
 }
 
 }  // namespace gguftool::runtime::cpu

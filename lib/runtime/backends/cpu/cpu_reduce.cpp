@@ -162,8 +162,8 @@ void reduce_sum(CpuBackend &cpu, const KernelArgs &args) {
 
 }  // namespace
 
-std::span<const CpuKernel> reduce_kernels() {
-    static constexpr CpuKernel rows[] = {
+std::span<const CpuKernelRow> reduce_kernels() {
+    static constexpr CpuKernelRow rows[] = {
         {"Softmax", softmax},
         {"ReduceMean", reduce_mean},
         {"ReduceSum", reduce_sum},

@@ -71,8 +71,8 @@ void not_kernel(CpuBackend &cpu, const KernelArgs &args) {
 
 }  // namespace
 
-std::span<const CpuKernel> unary_kernels() {
-    static constexpr CpuKernel rows[] = {
+std::span<const CpuKernelRow> unary_kernels() {
+    static constexpr CpuKernelRow rows[] = {
         {"Sqrt", sqrt_kernel},
         {"Tanh", tanh_kernel},
         {"Sigmoid", sigmoid_kernel},

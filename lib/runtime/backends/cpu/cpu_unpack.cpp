@@ -43,11 +43,24 @@ void whole_bytes(const uint8_t *src, uint64_t first, uint64_t last, uint8_t *dst
     for (; i < last; ++i) *dst++ = (src[i / kPer] >> ((i % kPer) * W)) & kMask;
 }
 
+// The code layout of the operator's attributes (opset29::Unpack's fields).
+struct Layout {
+    uint32_t radix, group_size;
+    unsigned group_bits;   // W: bits each group index occupies
+    uint64_t group_limit;  // radix^group_size: every group index is below it
+
+    explicit Layout(const Attributes &a)
+        : radix(uint32_t(a.at<int64_t>("radix"))),
+          group_size(uint32_t(a.at<int64_t>("group_size"))),
+          group_bits(unsigned(a.at<int64_t>("group_bits"))),
+          group_limit(uint64_t(a.at<int64_t>("group_limit"))) {}
+};
+
 struct RowDecoder {
-    const UnpackParams &p;
+    const Layout &p;
     std::vector<uint8_t> digits;  // group index -> G digits, when small enough to tabulate
 
-    explicit RowDecoder(const UnpackParams &params) : p(params) {
+    explicit RowDecoder(const Layout &layout) : p(layout) {
         if (p.group_size > 1 && p.group_limit * p.group_size <= (1u << 20)) {
             digits.resize(size_t(p.group_limit * p.group_size));
             for (uint64_t idx = 0; idx < p.group_limit; ++idx) {
@@ -98,33 +111,35 @@ struct RowDecoder {
     }
 };
 
-}  // namespace
-
-void CpuBackend::unpack(const UnpackParams &p, const DeviceTensor &x, DeviceTensor &y) {
+void unpack(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &x = *args.inputs[0];
+    DeviceTensor &y = args.outputs[0];
+    const Layout p(args.attributes);
+    const size_t axis = size_t(args.attributes.at<int64_t>("axis"));
     if (y.elements() == 0) return;
+    const unsigned threads = cpu.threads();
     const size_t wb = dtype_size(x.dtype);
     uint64_t outer = 1, inner = 1;
-    for (size_t d = 0; d < p.axis; ++d) outer *= uint64_t(x.shape[d]);
-    for (size_t d = p.axis + 1; d < x.shape.size(); ++d) inner *= uint64_t(x.shape[d]);
-    const size_t row_bytes = size_t(x.shape[p.axis]) * wb;
-    const uint64_t count = p.count;
+    for (size_t d = 0; d < axis; ++d) outer *= uint64_t(x.shape[d]);
+    for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= uint64_t(x.shape[d]);
+    const size_t row_bytes = size_t(x.shape[axis]) * wb;
+    const uint64_t count = uint64_t(y.shape[axis]);
     const uint8_t *in = bytes(x);
     uint8_t *out = mutable_bytes(y);
     const RowDecoder decoder(p);
 
     if (inner == 1) {
         // Contiguous rows. Split over rows, or within rows (at group boundaries) when few.
-        if (outer >= 4 * thread_count(threads_) || count < kGrain) {
-            parallel_for(outer, threads_, std::max<uint64_t>(1, kGrain / count),
-                         [&](uint64_t b, uint64_t e) {
-                             for (uint64_t r = b; r < e; ++r)
-                                 decoder.decode(in + r * row_bytes, row_bytes, 0, count,
-                                                out + r * count, r);
-                         });
+        if (outer >= 4 * thread_count(threads) || count < kGrain) {
+            parallel_for(
+                outer, threads, std::max<uint64_t>(1, kGrain / count), [&](uint64_t b, uint64_t e) {
+                    for (uint64_t r = b; r < e; ++r)
+                        decoder.decode(in + r * row_bytes, row_bytes, 0, count, out + r * count, r);
+                });
         } else {
             const uint64_t g = p.group_size, groups = (count + g - 1) / g;
             for (uint64_t r = 0; r < outer; ++r)
-                parallel_for(groups, threads_, kGrain / g + 1, [&](uint64_t b, uint64_t e) {
+                parallel_for(groups, threads, kGrain / g + 1, [&](uint64_t b, uint64_t e) {
                     const uint64_t first = b * g, last = std::min(count, e * g);
                     decoder.decode(in + r * row_bytes, row_bytes, first, last,
                                    out + r * count + first, r);
@@ -137,10 +152,10 @@ void CpuBackend::unpack(const UnpackParams &p, const DeviceTensor &x, DeviceTens
     const uint64_t per_row = row_bytes + count;
     const uint64_t tile = std::clamp<uint64_t>((1u << 20) / std::max<uint64_t>(per_row, 1), 1, 64);
     const uint64_t tiles_per_outer = (inner + tile - 1) / tile;
-    parallel_for(outer * tiles_per_outer, threads_, std::max<uint64_t>(1, kGrain / (tile * count)),
+    parallel_for(outer * tiles_per_outer, threads, std::max<uint64_t>(1, kGrain / (tile * count)),
                  [&](uint64_t b, uint64_t e) {
                      std::vector<uint8_t> src(size_t(tile * row_bytes)), dst(size_t(tile * count));
-                     const size_t words = size_t(x.shape[p.axis]);
+                     const size_t words = size_t(x.shape[axis]);
                      for (uint64_t u = b; u < e; ++u) {
                          const uint64_t o = u / tiles_per_outer, i0 = (u % tiles_per_outer) * tile;
                          const uint64_t t_n = std::min(tile, inner - i0);
@@ -159,6 +174,13 @@ void CpuBackend::unpack(const UnpackParams &p, const DeviceTensor &x, DeviceTens
                          }
                      }
                  });
+}
+
+}  // namespace
+
+std::span<const CpuKernelRow> unpack_kernels() {
+    static constexpr CpuKernelRow rows[] = {{"Unpack", unpack}};
+    return rows;
 }
 
 }  // namespace gguftool::runtime::cpu

@@ -92,8 +92,8 @@ void neg(CpuBackend &cpu, const KernelArgs &args) {
 
 }  // namespace
 
-std::span<const CpuKernel> where_neg_kernels() {
-    static constexpr CpuKernel rows[] = {
+std::span<const CpuKernelRow> where_neg_kernels() {
+    static constexpr CpuKernelRow rows[] = {
         {"Where", where},
         {"Neg", neg},
     };
