@@ -7,7 +7,8 @@
 #   ./setup.sh --test-deps  installs what the tests need on top (GoogleTest, clang-14 for the
 #                           sanitizer build, xxhsum, Node.js) and the pinned npm packages of
 #                           package-lock.json (npm ci): llama.cpp's prebuilt libggml-base and
-#                           libllama, the ground truth, onnxruntime-node and transformers.js.
+#                           libllama, the ground truth, onnxruntime-node and transformers.js, and
+#                           puppeteer-core, which drives chromium for the browser test.
 #                           tests/run.sh runs it.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -22,7 +23,8 @@ program_packages=(build-essential cmake pkg-config
 # What the tests add.
 test_packages=(libgtest-dev libgmock-dev
                clang-14 libclang-rt-14-dev  # clang: the sanitizer and fuzzing build (tests/run.sh)
-               xxhash)  # xxhsum, for the hash tests and bench_hash
+               xxhash   # xxhsum, for the hash tests and bench_hash
+               chromium)  # tests/ort: nbits packages in transformers.js' browser build
 
 # Installs those of the given Debian packages that are missing.
 apt_install() {
@@ -46,7 +48,8 @@ if [ "${1:-}" = "--test-deps" ]; then
     apt_install "${program_packages[@]}" "${test_packages[@]}" "${node[@]}"
     if [ ! -f node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so ] ||
        [ ! -f node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node ] ||
-       [ ! -f node_modules/@huggingface/transformers/package.json ]; then
+       [ ! -f node_modules/@huggingface/transformers/package.json ] ||
+       [ ! -f node_modules/puppeteer-core/package.json ]; then
         npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
     fi
     exit 0

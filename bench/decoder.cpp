@@ -9,8 +9,9 @@
 // Each contender runs in a process of its own, its peak RSS measured: onnxruntime in node, the
 // executor and libllama in this program run again (--child).
 //
-//   bench_decoder [--layers N] [--prompt N] [--steps N] [--threads N] [--dir DIR] [--keep 1]
-//                 [--gguftool PATH]
+//   bench_decoder [--layers N] [--prompt N] [--steps N] [--threads N] [--type FTYPE] [--dir DIR]
+//                 [--keep 1] [--gguftool PATH]
+// --type: the llama-quantize file type to quantize to (Q4_K_M, the default; Q4_0, IQ4_XS, ...).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -272,9 +273,10 @@ int main_(int argc, char **argv) {
     Setup s;
     s.own = {{"--layers", "22"}, {"--prompt", "128"},  {"--steps", "8"},      {"--threads", "0"},
              {"--keep", "0"},    {"--type", "Q4_K_M"}, {"--ort-lowered", "0"}};
-    if (int rc = setup(argc, argv, "bench_decoder", s,
-                       "[--layers N] [--prompt N] [--steps N] [--threads N] [--type Q4_K_M|Q4_0] "
-                       "[--ort-lowered 1] [--keep 1]"))
+    if (int rc = setup(
+            argc, argv, "bench_decoder", s,
+            "[--layers N] [--prompt N] [--steps N] [--threads N] [--type Q4_K_M|Q4_0|IQ4_XS|...] "
+            "[--ort-lowered 1] [--keep 1]"))
         return rc;
     const std::string qtype = s.own["--type"];
     Shape shape;
@@ -359,7 +361,7 @@ int main_(int argc, char **argv) {
         rows.push_back(ort_row("onnxruntime 1.30 (lowered, 21)", pkg21));
     rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 0)", pkgnb));
     rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 4)", pkgnb4));
-    const Row &ort4 = rows.back();
+    const Row ort4 = rows.back();  // a copy: rows grows below
     const std::vector<std::string> sizes = {std::to_string(prompt), std::to_string(steps),
                                             std::to_string(threads)};
     auto child_args = [&](const char *kind, const std::string &package) {

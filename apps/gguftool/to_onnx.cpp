@@ -176,8 +176,8 @@ Runner add_to_onnx(CLI::App &app) {
         ->capture_default_str();
     cmd->add_option("--weights", opt->weights,
                     "--graph decoder: packed (DequantizePacked on the GGUF bytes) or nbits "
-                    "(onnxruntime's MatMulNBits/GatherBlockQuantized where the format maps; "
-                    "opset 21 unless --opset)")
+                    "(onnxruntime's MatMulNBits on the repacked blocks, every format; opset 21 "
+                    "unless --opset)")
         ->check(CLI::IsMember({"packed", "nbits"}))
         ->capture_default_str();
     cmd->add_option("--accuracy-level", opt->accuracy_level,

@@ -265,6 +265,16 @@ std::optional<DecoderBuilder::NbitsOperands> DecoderBuilder::nbits_operands(
     const std::span<const uint8_t> data = t.data;
     const size_t in_row = data.size() / size_t(R);
     const int64_t chunk = std::max<int64_t>(1, (int64_t(1) << 22) / std::max<int64_t>(K, 1));
+    // Rows [r0, r0 + rows) repacked; an error names the tensor.
+    const std::string path = model_.shards().at(t.shard)->path();
+    const uint64_t at = t.file_offset;
+    auto repack = [=](int64_t r0, int64_t rows, uint8_t *b, float *s, float *z) {
+        try {
+            nbits_rows(type, data.data() + size_t(r0) * in_row, rows, K, b, s, z);
+        } catch (const Error &e) {
+            throw Error(path, at, fmt::format("tensor {}: {}", name, e.problem()));
+        }
+    };
     // Codes and scales repack the rows again, a chunk at a time: memory stays bounded.
     auto writer = [=](bool codes) {
         return [=](Sink &sink) {
@@ -275,8 +285,7 @@ std::optional<DecoderBuilder::NbitsOperands> DecoderBuilder::nbits_operands(
                 b.resize(size_t(rows * blocks * blob));
                 s.resize(size_t(rows * blocks));
                 z.resize(form->offsets ? size_t(rows * blocks) : 0);
-                nbits_rows(type, data.data() + size_t(r0) * in_row, rows, K, b.data(), s.data(),
-                           z.empty() ? nullptr : z.data());
+                repack(r0, rows, b.data(), s.data(), z.empty() ? nullptr : z.data());
                 if (codes)
                     sink.write(b.data(), b.size());
                 else
@@ -305,8 +314,8 @@ std::optional<DecoderBuilder::NbitsOperands> DecoderBuilder::nbits_operands(
                         const int64_t rows = std::min(chunk, N - r0);
                         b.resize(size_t(rows * blocks * blob));
                         s.resize(size_t(rows * blocks));
-                        nbits_rows(type, data.data() + size_t(e * N + r0) * in_row, rows, K,
-                                   b.data(), s.data(), z.data() + size_t(r0 * blocks));
+                        repack(e * N + r0, rows, b.data(), s.data(),
+                               z.data() + size_t(r0 * blocks));
                     }
                     for (int64_t kb = 0; kb < blocks; ++kb) {
                         for (int64_t n = 0; n < N; ++n)
@@ -361,36 +370,41 @@ std::string DecoderBuilder::project(const std::string &x, const std::string &w,
     return n_.linear(x, weight(w), weight(b, false), what);
 }
 
-// The token embedding's rows at `ids`: Gather on the decoded table, or with --weights nbits and
-// a format that maps, GatherBlockQuantized on the repacked blocks (which a tied head's
-// MatMulNBits shares), plus the blocks' offsets for a format with a minimum.
+// The token embedding's rows at `ids`: Gather on the decoded table, or with --weights nbits, the
+// rows of the repacked blocks (which a tied head's MatMulNBits shares) gathered and decoded by
+// standard operators, as MatMulNBits decodes them: (code - zero point) · scale (+ the block's
+// offset). Every onnxruntime build runs these (onnxruntime-web has no GatherBlockQuantized).
 std::string DecoderBuilder::embedding(const std::string &ids) {
     const gguf::TensorInfo *t = model_.find_tensor("token_embd.weight");
     if (nbits_ && t && traits(t->type).quantized) {
         if (const std::optional<NbitsOperands> o = nbits_operands(*t)) {
-            ++forms[fmt::format("{} -> GatherBlockQuantized{}", type_name(t->type),
+            ++forms[fmt::format("{} -> Gather + decode{}", type_name(t->type),
                                 o->form.offsets ? " + offsets" : "")];
-            // [V, blocks, blob] as [V, E·bits/8]: the same bytes.
-            const std::string data =
-                n_.reshape(o->b, n_.ints({o->n, o->k * o->form.bits / 8}), "embd_data");
-            std::string out = n_.g().name("embed/rows");
-            onnx::NodeProto &node =
-                n_.g().node(n_.scope, "GatherBlockQuantized", {data, ids, o->scales}, {out});
-            node.set_domain("com.microsoft");
-            set_attribute(node, "gather_axis", int64_t{0});
-            set_attribute(node, "quantize_axis", int64_t{1});
-            set_attribute(node, "block_size", int64_t(o->form.block));
-            set_attribute(node, "bits", int64_t(o->form.bits));
-            if (!o->form.offsets) return out;
-            // + each block's offset: offsets [k_blocks, V] gathered on V, as [B·S, blocks, 1]
             const int64_t blocks = o->k / o->form.block;
-            std::string offsets = n_.op("Gather", {o->offsets, ids}, "embd_offsets");
-            set_attribute(*n_.last, "axis", int64_t{1});
-            offsets = n_.reshape(offsets, n_.ints({blocks, -1}), "embd_offsets");
-            offsets = n_.unsqueeze(n_.transpose(offsets, {1, 0}), {-1});
-            const std::string rows =
-                n_.reshape(out, n_.ints({-1, blocks, o->form.block}), "embd_blocks");
-            return n_.reshape(n_.add(rows, offsets), n_.ints({-1, o->k}), "embd_rows");
+            const std::string at = n_.reshape(ids, n_.ints({-1}), "embd_ids");  // [T]
+            std::string codes = n_.op("Cast", {n_.op("Gather", {o->b, at}, "embd_bytes")},
+                                      "embd_bytes64");  // [T, blocks, blob]
+            set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::int64)));
+            if (o->form.bits == 4) {  // element 2i: byte i's low nibble, 2i + 1: its high one
+                const std::string sixteen = n_.i64(16);
+                const std::string low = n_.unsqueeze(n_.op("Mod", {codes, sixteen}, "low"), {-1});
+                const std::string high = n_.unsqueeze(n_.op("Div", {codes, sixteen}, "high"), {-1});
+                codes = n_.reshape(n_.concat({low, high}, -1, "nibbles"),
+                                   n_.ints({0, blocks, o->form.block}), "embd_codes");
+            }
+            std::string values =
+                n_.op("Cast", {n_.sub(codes, n_.i64(1 << (o->form.bits - 1)), "centred")},
+                      "embd_codes_f");
+            set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+            const std::string scales = n_.op("Gather", {o->scales, at}, "embd_scales");
+            values = n_.mul(values, n_.unsqueeze(scales, {-1}), "embd_scaled");
+            if (o->form.offsets) {  // offsets [k_blocks, V] gathered on V: [blocks, T]
+                std::string offsets = n_.op("Gather", {o->offsets, at}, "embd_offsets");
+                set_attribute(*n_.last, "axis", int64_t{1});
+                offsets = n_.unsqueeze(n_.transpose(offsets, {1, 0}), {-1});
+                values = n_.add(values, offsets, "embd_shifted");
+            }
+            return n_.reshape(values, n_.ints({-1, o->k}), "rows");
         }
     }
     if (nbits_ && t)

@@ -5,233 +5,258 @@
 // for 8) applies: no zero-point input, which keeps onnxruntime on its packed integer kernels (a
 // float zero point sends it to a path that decodes the whole matrix on every call).
 //
-// One row per format. Exact (the same single rounding as ggml's dequantizer): q4_0, q8_0, q5_0,
-// q3_K (4 bits, block 16) and q6_K (8 bits, block 16), whose scale product d·sc is ggml's. The
-// formats with a minimum — q4_1, q5_1, q2_K, q4_K, q5_K, w = s·q - m — store the centred code
-// (q - c)·s and a float offset per block, c·s - m (c·s exact, one rounding): the graph adds
-// sum(block's activations) · offset after the product. A sub-block whose scale is 0 is its offset.
-#include <cstring>
+// Every format's values are integers times a unit per sub-block (ggml-quants.c's
+// dequantize_row_*): the row of a format gives only that unit (and, for a format with a minimum,
+// the minimum) of each sub-block of one GGUF block; the codes come from the format's own exact
+// decoder (quant::decode, which is llama.cpp's dequantization bit for bit) divided by the unit.
+//   - Without a minimum, w = code · unit with ggml's one rounding: the code is w / unit, and that
+//     code · unit must give w back exactly, which is checked (an error otherwise). The unit is the
+//     product ggml rounds last: d·sc (q6_K), d·(sc − 32) (q3_K), d·(ls − 32) (iq4_xs), the iq2/iq3
+//     block scales, which the signed grid bytes multiply, and for iq1_s/iq1_m dl/8, the codes being
+//     8·g ± 1 (ggml's dl·(g ± 1/8)); mxfp4/nvfp4's codes are the doubled e2m1 values (integers)
+//     and the unit the halved power-of-two or fp8 scale, as ggml's tables have them.
+//   - With a minimum, w = s·q − m (q4_1, q5_1, q2_K, q4_K, q5_K): the centred code q − c and
+//     a float offset per block, c·s − m (c·s exact, one rounding); the graph adds sum(block's
+//     activations) · offset after the product. A sub-block whose scale is 0 is its offset.
+// A unit that is 0, infinite or NaN (random bytes) gives code 0: its block decodes to 0 or NaN; a
+// value that overflowed to ±inf (mxfp4's largest scales) gets the code of its sign that overflows.
+// The MatMulNBits block is the sub-block the unit belongs to (16 or 32; formats with one scale per
+// larger block use 32), its bits 4 where the codes fit (−8..7), else 8.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "decoder.hpp"
 #include "formats/blocks.hpp"
+#include "gguftool/error.hpp"
 #include "gguftool/half.hpp"
+#include "gguftool/quant.hpp"
 
 namespace gguftool::decoder {
 namespace {
 
 using namespace formats;
 
-// One row of `K` elements: `src` its GGUF blocks; writes k_blocks blobs, scales, offsets.
-using RowFn = void (*)(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets);
+// The unit (and minimum, for a format with one) of each of the n sub-blocks of one GGUF block.
+using UnitsFn = void (*)(const uint8_t *blk, int n, float *unit, float *min);
 
-// n 4-bit codes as MatMulNBits packs them.
-void pack4(const uint8_t *codes, int n, uint8_t *out) {
-    for (int i = 0; i < n / 2; ++i) out[i] = uint8_t(codes[2 * i] | (codes[2 * i + 1] << 4));
+template <class B>
+const B &as(const uint8_t *p) {
+    return *reinterpret_cast<const B *>(p);
 }
 
-// The offset of w = s·q - m stored as (q - c)·s: c·s - m.
-float offset(float s, float m, int c) {
-    return float(c) * s - m;
+float f16(uint16_t h) {
+    return fp16_to_f32(h);
 }
 
-void q4_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
-    const auto *blk = reinterpret_cast<const BlockQ4_0 *>(src);
-    for (int64_t i = 0; i < K / 32; ++i, b += 16) {
-        uint8_t c[32];
-        for (int j = 0; j < 16; ++j) c[j] = blk[i].qs[j] & 15, c[j + 16] = blk[i].qs[j] >> 4;
-        pack4(c, 32, b);  // ggml: (q - 8)·d
-        scales[i] = fp16_to_f32(blk[i].d);
+// Formats with one f16 scale `d` for the whole block.
+template <class B>
+void d_units(const uint8_t *p, int n, float *unit, float *) {
+    for (int i = 0; i < n; ++i) unit[i] = f16(as<B>(p).d);
+}
+
+// q4_1, q5_1: w = q·d + m.
+template <class B>
+void dm_units(const uint8_t *p, int, float *unit, float *min) {
+    unit[0] = f16(as<B>(p).d);
+    min[0] = -f16(as<B>(p).m);
+}
+
+void q2_k_units(const uint8_t *p, int, float *unit, float *min) {
+    const auto &b = as<BlockQ2_K>(p);
+    for (int i = 0; i < 16; ++i) {
+        unit[i] = f16(b.d) * float(b.scales[i] & 15);
+        min[i] = f16(b.dmin) * float(b.scales[i] >> 4);
     }
 }
 
-void q4_1(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
-    const auto *blk = reinterpret_cast<const BlockQ4_1 *>(src);
-    for (int64_t i = 0; i < K / 32; ++i, b += 16) {
-        uint8_t c[32];
-        for (int j = 0; j < 16; ++j) c[j] = blk[i].qs[j] & 15, c[j + 16] = blk[i].qs[j] >> 4;
-        pack4(c, 32, b);
-        scales[i] = fp16_to_f32(blk[i].d);  // ggml: q·d + m
-        offsets[i] = offset(scales[i], -fp16_to_f32(blk[i].m), 8);
+void q3_k_units(const uint8_t *p, int, float *unit, float *) {
+    const auto &b = as<BlockQ3_K>(p);
+    for (int i = 0; i < 16; ++i) {  // six-bit scales: low 4 bits, then the high 2
+        const int low = i < 8 ? b.scales[i] & 15 : b.scales[i - 8] >> 4;
+        const int high = (b.scales[8 + i % 4] >> (2 * (i / 4))) & 3;
+        unit[i] = f16(b.d) * float((low | (high << 4)) - 32);
     }
 }
 
-void q8_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
-    const auto *blk = reinterpret_cast<const BlockQ8_0 *>(src);
-    for (int64_t i = 0; i < K / 32; ++i, b += 32) {
-        for (int j = 0; j < 32; ++j) b[j] = uint8_t(int(blk[i].qs[j]) + 128);
-        scales[i] = fp16_to_f32(blk[i].d);
+// q4_K, q5_K: ggml's get_scale_min_k4.
+template <class B>
+void k4_units(const uint8_t *p, int, float *unit, float *min) {
+    const auto &b = as<B>(p);
+    const uint8_t *q = b.scales;
+    for (int j = 0; j < 8; ++j) {
+        const int sc = j < 4 ? q[j] & 63 : (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+        const int m = j < 4 ? q[j + 4] & 63 : (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+        unit[j] = f16(b.d) * float(sc);
+        min[j] = f16(b.dmin) * float(m);
     }
 }
 
-// q5_0/q5_1's five-bit codes, stored as q + 128 - 16.
-void codes5(const uint8_t *qs, const uint8_t *qh_bytes, uint8_t *c) {
-    uint32_t qh;
-    std::memcpy(&qh, qh_bytes, 4);
-    for (int j = 0; j < 16; ++j) {
-        c[j] = uint8_t(112 + ((qs[j] & 15) | (((qh >> j) & 1) << 4)));
-        c[j + 16] = uint8_t(112 + ((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)));
+void q8_k_units(const uint8_t *p, int n, float *unit, float *) {
+    for (int i = 0; i < n; ++i) unit[i] = as<BlockQ8_K>(p).d;  // a float32 d
+}
+
+void q6_k_units(const uint8_t *p, int, float *unit, float *) {
+    const auto &b = as<BlockQ6_K>(p);
+    for (int i = 0; i < 16; ++i) unit[i] = f16(b.d) * float(b.scales[i]);
+}
+
+// iq2_xxs, iq3_xxs: the 4-bit scale s at the top of each sub-block's u32, d·(0.5 + s)·k.
+void iq2_xxs_units(const uint8_t *p, int, float *unit, float *) {
+    const auto &b = as<BlockIq2_XXS>(p);
+    for (int i = 0; i < 8; ++i) unit[i] = f16(b.d) * (0.5f + float(b.qs[8 * i + 7] >> 4)) * 0.25f;
+}
+
+void iq3_xxs_units(const uint8_t *p, int, float *unit, float *) {
+    const auto &b = as<BlockIq3_XXS>(p);
+    for (int i = 0; i < 8; ++i) unit[i] = f16(b.d) * (0.5f + float(b.aux[4 * i + 3] >> 4)) * 0.5f;
+}
+
+// iq2_xs, iq2_s: two 4-bit scales per 32, d·(0.5 + s)·0.25.
+template <class B>
+void iq2_pair_units(const uint8_t *p, int, float *unit, float *) {
+    const auto &b = as<B>(p);
+    for (int i = 0; i < 16; ++i)
+        unit[i] = f16(b.d) * (0.5f + float((b.scales[i / 2] >> (4 * (i % 2))) & 15)) * 0.25f;
+}
+
+void iq3_s_units(const uint8_t *p, int, float *unit, float *) {
+    const auto &b = as<BlockIq3_S>(p);
+    for (int i = 0; i < 8; ++i)
+        unit[i] = f16(b.d) * float(1 + 2 * ((b.scales[i / 2] >> (4 * (i % 2))) & 15));
+}
+
+// iq1_s, iq1_m: w = dl·(g ± 1/8) = (8g ± 1)·(dl/8).
+void iq1_s_units(const uint8_t *p, int, float *unit, float *) {
+    const auto &b = as<BlockIq1_S>(p);
+    for (int i = 0; i < 8; ++i) unit[i] = f16(b.d) * float(2 * ((b.qh[i] >> 12) & 7) + 1) * 0.125f;
+}
+
+void iq1_m_units(const uint8_t *p, int, float *unit, float *) {
+    const auto &b = as<BlockIq1_M>(p);
+    uint16_t sc[4];
+    for (int i = 0; i < 4; ++i) sc[i] = uint16_t(b.scales[2 * i] | (b.scales[2 * i + 1] << 8));
+    const float d = f16(uint16_t((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) | ((sc[2] >> 4) & 0x0F00) |
+                                 (sc[3] & 0xF000)));
+    for (int i = 0; i < 16; ++i)  // sub-blocks of 16: 3-bit scales, two per 6 bits
+        unit[i] = d * float(2 * ((sc[i / 4] >> (3 * (i % 4))) & 7) + 1) * 0.125f;
+}
+
+void iq4_xs_units(const uint8_t *p, int, float *unit, float *) {
+    const auto &b = as<BlockIq4_XS>(p);
+    for (int i = 0; i < 8; ++i) {
+        const int ls =
+            ((b.scales_l[i / 2] >> (4 * (i % 2))) & 15) | (((b.scales_h >> (2 * i)) & 3) << 4);
+        unit[i] = f16(b.d) * float(ls - 32);
     }
 }
 
-void q5_0(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
-    const auto *blk = reinterpret_cast<const BlockQ5_0 *>(src);
-    for (int64_t i = 0; i < K / 32; ++i, b += 32) {
-        codes5(blk[i].qs, blk[i].qh, b);  // ggml: (q - 16)·d
-        scales[i] = fp16_to_f32(blk[i].d);
-    }
+void mxfp4_units(const uint8_t *p, int, float *unit, float *) {
+    unit[0] = e8m0_to_f32_half(as<BlockMxfp4>(p).e);
 }
 
-void q5_1(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
-    const auto *blk = reinterpret_cast<const BlockQ5_1 *>(src);
-    for (int64_t i = 0; i < K / 32; ++i, b += 32) {
-        codes5(blk[i].qs, blk[i].qh, b);
-        scales[i] = fp16_to_f32(blk[i].d);  // ggml: q·d + m
-        offsets[i] = offset(scales[i], -fp16_to_f32(blk[i].m), 16);
-    }
-}
-
-// q2_K: 16 blocks of 16, w = d·(sc & 15)·q - dmin·(sc >> 4), q in 0..3 stored as q + 8 - 2.
-void q2_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
-    const auto *blk = reinterpret_cast<const BlockQ2_K *>(src);
-    for (int64_t i = 0; i < K / 256; ++i) {
-        const float d = fp16_to_f32(blk[i].d), dmin = fp16_to_f32(blk[i].dmin);
-        for (int is = 0; is < 16; ++is, b += 8) {  // ggml's order: 128 at a time, shift by 2
-            const uint8_t *q = blk[i].qs + 32 * (is / 8) + 16 * (is % 2);
-            const int shift = 2 * ((is % 8) / 2);
-            uint8_t c[16];
-            for (int l = 0; l < 16; ++l) c[l] = uint8_t(((q[l] >> shift) & 3) + 6);
-            pack4(c, 16, b);
-            const uint8_t sc = blk[i].scales[is];
-            scales[16 * i + is] = d * float(sc & 0xF);
-            offsets[16 * i + is] = offset(scales[16 * i + is], dmin * float(sc >> 4), 2);
-        }
-    }
-}
-
-// q3_K: 16 blocks of 16, w = d·(sc - 32)·q, q in -4..3 stored as q + 8.
-void q3_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
-    const auto *blk = reinterpret_cast<const BlockQ3_K *>(src);
-    for (int64_t i = 0; i < K / 256; ++i) {
-        const float d = fp16_to_f32(blk[i].d);
-        const uint8_t *sc = blk[i].scales;  // 16 six-bit scales: low 4 bits, then high 2
-        for (int is = 0; is < 16; ++is, b += 8) {
-            const int low = is < 8 ? sc[is] & 15 : sc[is - 8] >> 4;
-            const int high = (sc[8 + is % 4] >> (2 * (is / 4))) & 3;
-            const uint8_t *q = blk[i].qs + 32 * (is / 8) + 16 * (is % 2);
-            const uint8_t *hm = blk[i].hmask + 16 * (is % 2);
-            const int shift = 2 * ((is % 8) / 2), bit = 1 << (is / 2);
-            uint8_t c[16];
-            for (int l = 0; l < 16; ++l)
-                c[l] = uint8_t(((q[l] >> shift) & 3) + ((hm[l] & bit) ? 8 : 4));
-            pack4(c, 16, b);
-            scales[16 * i + is] = d * float((low | (high << 4)) - 32);
-        }
-    }
-}
-
-// ggml's get_scale_min_k4.
-void scale_min_k4(int j, const uint8_t *q, uint8_t &d, uint8_t &m) {
-    if (j < 4) {
-        d = q[j] & 63;
-        m = q[j + 4] & 63;
-    } else {
-        d = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-        m = uint8_t((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-    }
-}
-
-void q4_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
-    const auto *blk = reinterpret_cast<const BlockQ4_K *>(src);
-    for (int64_t i = 0; i < K / 256; ++i) {
-        const float d = fp16_to_f32(blk[i].d), dmin = fp16_to_f32(blk[i].dmin);
-        for (int c = 0; c < 4; ++c) {  // 64 elements: low nibbles, then high nibbles
-            const uint8_t *q = blk[i].qs + 32 * c;
-            for (int half = 0; half < 2; ++half, b += 16, ++scales, ++offsets) {
-                uint8_t sc, m, codes[32];
-                scale_min_k4(2 * c + half, blk[i].scales, sc, m);
-                for (int l = 0; l < 32; ++l) codes[l] = half ? q[l] >> 4 : q[l] & 15;
-                pack4(codes, 32, b);
-                *scales = d * float(sc);  // ggml: d1·q - m1
-                *offsets = offset(*scales, dmin * float(m), 8);
-            }
-        }
-    }
-}
-
-void q5_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *offsets) {
-    const auto *blk = reinterpret_cast<const BlockQ5_K *>(src);
-    for (int64_t i = 0; i < K / 256; ++i) {
-        const float d = fp16_to_f32(blk[i].d), dmin = fp16_to_f32(blk[i].dmin);
-        for (int c = 0; c < 4; ++c) {
-            const uint8_t *q = blk[i].qs + 32 * c;
-            for (int half = 0; half < 2; ++half, b += 32, ++scales, ++offsets) {
-                uint8_t sc, m;
-                scale_min_k4(2 * c + half, blk[i].scales, sc, m);
-                const int bit = 2 * c + half;  // ggml: u1, u2 shift by 2 per 64
-                for (int l = 0; l < 32; ++l)
-                    b[l] = uint8_t(112 + ((half ? q[l] >> 4 : q[l] & 15) |
-                                          (((blk[i].qh[l] >> bit) & 1) << 4)));
-                *scales = d * float(sc);
-                *offsets = offset(*scales, dmin * float(m), 16);
-            }
-        }
-    }
-}
-
-void q6_k(const uint8_t *src, int64_t K, uint8_t *b, float *scales, float *) {
-    const auto *blk = reinterpret_cast<const BlockQ6_K *>(src);
-    for (int64_t i = 0; i < K / 256; ++i) {
-        const float d = fp16_to_f32(blk[i].d);
-        for (int n = 0; n < 2; ++n) {  // 128 elements
-            const uint8_t *ql = blk[i].ql + 64 * n, *qh = blk[i].qh + 32 * n;
-            uint8_t *out = b + 128 * n;
-            for (int l = 0; l < 32; ++l) {  // code - 32 + 128
-                out[l] = uint8_t(((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) + 96);
-                out[l + 32] = uint8_t(((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) + 96);
-                out[l + 64] = uint8_t(((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) + 96);
-                out[l + 96] = uint8_t(((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) + 96);
-            }
-        }
-        for (int s = 0; s < 16; ++s) scales[s] = d * float(blk[i].scales[s]);  // ggml: d * sc * q
-        b += 256;
-        scales += 16;
-    }
+void nvfp4_units(const uint8_t *p, int, float *unit, float *) {
+    for (int i = 0; i < 4; ++i) unit[i] = kUe4m3Half[as<BlockNvfp4>(p).d[i]];
 }
 
 struct NbitsRow {
     GgmlType type;
-    int bits, block;
-    bool offsets;
-    RowFn row;
+    int bits, block;  // MatMulNBits' bits and block_size: the sub-block of one unit
+    UnitsFn units;
+    int center = 0;  // a format with a minimum: the code q is stored as q - center, plus the offset
 };
 
+// clang-format off
 constexpr NbitsRow kRows[] = {
-    {GgmlType::q4_0, 4, 32, false, q4_0}, {GgmlType::q4_1, 4, 32, true, q4_1},
-    {GgmlType::q8_0, 8, 32, false, q8_0}, {GgmlType::q5_0, 8, 32, false, q5_0},
-    {GgmlType::q5_1, 8, 32, true, q5_1},  {GgmlType::q2_k, 4, 16, true, q2_k},
-    {GgmlType::q3_k, 4, 16, false, q3_k}, {GgmlType::q4_k, 4, 32, true, q4_k},
-    {GgmlType::q5_k, 8, 32, true, q5_k},  {GgmlType::q6_k, 8, 16, false, q6_k},
+    {GgmlType::q4_0,    4, 32, d_units<BlockQ4_0>},
+    {GgmlType::q4_1,    4, 32, dm_units<BlockQ4_1>, 8},
+    {GgmlType::q5_0,    8, 32, d_units<BlockQ5_0>},
+    {GgmlType::q5_1,    8, 32, dm_units<BlockQ5_1>, 16},
+    {GgmlType::q8_0,    8, 32, d_units<BlockQ8_0>},
+    {GgmlType::q8_1,    8, 32, d_units<BlockQ8_1>},
+    {GgmlType::q1_0,    4, 32, d_units<BlockQ1_0>},
+    {GgmlType::q2_0,    4, 32, d_units<BlockQ2_0>},
+    {GgmlType::q2_k,    4, 16, q2_k_units, 2},
+    {GgmlType::q3_k,    4, 16, q3_k_units},
+    {GgmlType::q4_k,    4, 32, k4_units<BlockQ4_K>, 8},
+    {GgmlType::q5_k,    8, 32, k4_units<BlockQ5_K>, 16},
+    {GgmlType::q6_k,    8, 16, q6_k_units},
+    {GgmlType::q8_k,    8, 32, q8_k_units},
+    {GgmlType::iq2_xxs, 8, 32, iq2_xxs_units},
+    {GgmlType::iq2_xs,  8, 16, iq2_pair_units<BlockIq2_XS>},
+    {GgmlType::iq2_s,   8, 16, iq2_pair_units<BlockIq2_S>},
+    {GgmlType::iq3_xxs, 8, 32, iq3_xxs_units},
+    {GgmlType::iq3_s,   8, 32, iq3_s_units},
+    {GgmlType::iq1_s,   8, 32, iq1_s_units},
+    {GgmlType::iq1_m,   8, 16, iq1_m_units},
+    {GgmlType::iq4_nl,  8, 32, d_units<BlockIq4_NL>},
+    {GgmlType::iq4_xs,  8, 32, iq4_xs_units},
+    {GgmlType::tq1_0,   4, 32, d_units<BlockTq1_0>},
+    {GgmlType::tq2_0,   4, 32, d_units<BlockTq2_0>},
+    {GgmlType::mxfp4,   8, 32, mxfp4_units},
+    {GgmlType::nvfp4,   8, 16, nvfp4_units},
 };
+// clang-format on
+
+const NbitsRow *find_row(GgmlType type) {
+    for (const NbitsRow &r : kRows)
+        if (r.type == type) return &r;
+    return nullptr;
+}
 
 }  // namespace
 
 std::optional<NbitsForm> nbits_form(GgmlType type) {
-    for (const NbitsRow &r : kRows)
-        if (r.type == type) return NbitsForm{r.bits, r.block, r.offsets};
+    if (const NbitsRow *r = find_row(type)) return NbitsForm{r->bits, r->block, r->center != 0};
     return std::nullopt;
 }
 
 void nbits_rows(GgmlType type, const uint8_t *src, int64_t rows, int64_t K, uint8_t *b,
                 float *scales, float *offsets) {
-    for (const NbitsRow &r : kRows) {
-        if (r.type != type) continue;
-        const size_t in_row = size_t(K / traits(type).block_size * traits(type).type_size);
-        const int64_t k_blocks = K / r.block;
-        const size_t blob = size_t(r.block * r.bits / 8);
-        for (int64_t i = 0; i < rows; ++i)
-            r.row(src + size_t(i) * in_row, K, b + size_t(i) * size_t(k_blocks) * blob,
-                  scales + i * k_blocks, offsets ? offsets + i * k_blocks : nullptr);
-        return;
+    const NbitsRow *r = find_row(type);
+    if (!r) throw Error(fmt::format("{}: no MatMulNBits form", type_name(type)));
+    const TypeTraits &tt = traits(type);
+    const int64_t per_block = int64_t(tt.block_size) / r->block;  // sub-blocks per GGUF block
+    const int zp = 1 << (r->bits - 1);
+    const size_t in_row = size_t(K / tt.block_size * tt.type_size);
+    std::vector<float> w(static_cast<size_t>(K)), unit(static_cast<size_t>(per_block)),
+        mins(static_cast<size_t>(per_block));
+    std::vector<uint8_t> codes(static_cast<size_t>(r->block));
+    for (int64_t row = 0; row < rows; ++row, src += in_row) {
+        quant::decode_f32(type, {src, in_row}, uint64_t(K), w.data(), 1);
+        for (int64_t g = 0; g < K / int64_t(tt.block_size); ++g) {
+            r->units(src + size_t(g) * tt.type_size, int(per_block), unit.data(), mins.data());
+            for (int64_t s = 0; s < per_block; ++s, ++scales) {
+                const float u = unit[size_t(s)], m = r->center ? mins[size_t(s)] : 0.0f;
+                const float *v = w.data() + (g * per_block + s) * r->block;
+                const bool usable = std::isfinite(u) && u != 0.0f;
+                for (int j = 0; j < r->block; ++j) {
+                    // The nearest code (a value that overflowed: the largest of its sign).
+                    const float t = usable ? std::clamp((v[j] + m) / u, -1e4f, 1e4f) : 0.0f;
+                    const int q = std::isnan(t)
+                                      ? 0
+                                      : std::clamp(int(std::nearbyint(t)) - r->center, -zp, zp - 1);
+                    // Without a minimum the code gives ggml's value back exactly.
+                    if (!r->center && usable && float(q) * u != v[j])
+                        throw Error(fmt::format(
+                            "{} block {} element {}: {} is not a {}-bit code times {} (internal)",
+                            type_name(type), row * (K / int64_t(tt.block_size)) + g,
+                            s * r->block + j, v[j], r->bits, u));
+                    codes[size_t(j)] = uint8_t(q + zp);
+                }
+                if (r->bits == 8) {
+                    std::copy(codes.begin(), codes.end(), b);
+                } else {
+                    for (int j = 0; j < r->block / 2; ++j)
+                        b[j] = uint8_t(codes[size_t(2 * j)] | (codes[size_t(2 * j + 1)] << 4));
+                }
+                b += r->block * r->bits / 8;
+                *scales = u;
+                if (offsets) *offsets++ = float(r->center) * u - m;
+            }
+        }
     }
 }
 

@@ -88,6 +88,7 @@ constexpr size_t output_tensor_type = 8;       // enum ggml_type  (43, GGML_TYPE
 constexpr size_t token_embedding_type = 12;    // enum ggml_type  (43)
 constexpr size_t allow_requantize = 16;        // bool            (false)
 constexpr size_t quantize_output_tensor = 17;  // bool            (true)
+constexpr size_t pure = 19;                    // bool            (false)
 constexpr size_t dry_run = 21;                 // bool            (false)
 constexpr size_t imatrix = 24;                 // pointer         (null)
 constexpr size_t max_buf_size = 56;            // size_t, the last (8 GiB)
@@ -324,6 +325,7 @@ std::string abi_mismatches(const LlamaLib &l) {
            kGgmlTypeCount);
     expect("quantize.allow_requantize", int(get<uint8_t>(q, qp::allow_requantize)), 0);
     expect("quantize.quantize_output_tensor", int(get<uint8_t>(q, qp::quantize_output_tensor)), 1);
+    expect("quantize.pure", int(get<uint8_t>(q, qp::pure)), 0);
     expect("quantize.dry_run", int(get<uint8_t>(q, qp::dry_run)), 0);
     expect("quantize.imatrix", get<uintptr_t>(q, qp::imatrix), uintptr_t(0));
     expect("quantize.max_buf_size", get<uint64_t>(q, qp::max_buf_size), uint64_t(8) << 30);
@@ -634,7 +636,8 @@ std::string LlamaModel::token_to_piece(int32_t token, bool special) const {
 // ---------------------------------------------------------------------------------------------
 
 void quantize_model(std::shared_ptr<const LlamaLib> lib, const std::string &in,
-                    const std::string &out, int ftype, unsigned threads) {
+                    const std::string &out, int ftype, unsigned threads,
+                    const QuantizeExtras &extras) {
     if (!lib) throw Error(in, std::nullopt, "llama.cpp's libllama is not loaded");
     std::error_code ec;
     if (!std::filesystem::is_regular_file(in, ec))
@@ -653,6 +656,17 @@ void quantize_model(std::shared_ptr<const LlamaLib> lib, const std::string &in,
     QuantizeParams p = lib->model_quantize_default_params();
     put<int32_t>(p, qp::nthread, int32_t(thread_count(threads)));
     put<int32_t>(p, qp::ftype, ftype);
+    put<uint8_t>(p, qp::pure, extras.pure);
+    struct ImatrixEntry {  // struct llama_model_imatrix_data; the list ends with a null name
+        const char *name;
+        const float *data;
+        size_t size;
+    };
+    std::vector<ImatrixEntry> imatrix;
+    for (const auto &[name, values] : extras.imatrix)
+        imatrix.push_back({name.c_str(), values.data(), values.size()});
+    imatrix.push_back({nullptr, nullptr, 0});
+    if (!extras.imatrix.empty()) put<const ImatrixEntry *>(p, qp::imatrix, imatrix.data());
     const uint64_t mark = log_mark();
     const uint32_t rc = lib->model_quantize(in.c_str(), temp.c_str(), &p);
     if (rc != 0) {

@@ -1,14 +1,19 @@
 // Decoder packages (to-onnx --graph decoder --opset 21) in onnxruntime-node and transformers.js:
 // prefill and single steps through the KV cache agree with our executor (1e-5 relative) and with
 // llama.cpp (the verify tolerance); batch 2 with left padding gives each row its own logits;
-// transformers.js' greedy generate gives llama.cpp's greedy tokens.
+// transformers.js' greedy generate gives llama.cpp's greedy tokens, in node and in chromium.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 #include "decoder_fixtures.hpp"
 #include "gguftool/decoder_export.hpp"
@@ -28,6 +33,8 @@ using runtime::Tensor;
 
 const std::string kDecoderDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/ort/decoder_ort.mjs";
 const std::string kTjsDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/ort/decoder_tjs.mjs";
+const std::string kBrowserDriver =
+    std::string(GGUFTOOL_SOURCE_DIR) + "/tests/ort/decoder_browser.mjs";
 const std::vector<int32_t> kPrompt = {1, 17, 42, 300, 7, 99, 128, 5, 260, 33, 64, 200};
 constexpr int kOrtOpset = 21;
 
@@ -148,26 +155,39 @@ std::vector<int32_t> executor_greedy(const std::string &package, const decoder::
     return chosen;
 }
 
-// transformers.js loads `package` offline and its greedy generate of 8 tokens gives llama.cpp's
-// greedy tokens on `gguf` (compared up to and including the first end-of-sequence token) or, with
-// `executor`, the executor's greedy tokens on the same package: quantized weights can make a near
-// tie of llama.cpp's (int8 activations) go the other way, which verify accepts and this could not.
-void expect_transformers_js_greedy(const std::string &gguf, const std::string &package,
-                                   bool executor = false) {
+// The ids transformers.js' greedy generate of `n` tokens must give for `package`: kPrompt, then
+// llama.cpp's greedy tokens on `gguf` or, with `executor`, the executor's on the package
+// (quantized weights can make a near tie of llama.cpp's (int8 activations) go the other way, which
+// verify accepts and this could not); up to and including the first end-of-sequence token.
+std::vector<int64_t> greedy_want(const std::string &gguf, const std::string &package, bool executor,
+                                 int n) {
     const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
-    constexpr int kNew = 8;
     std::vector<int64_t> want(kPrompt.begin(), kPrompt.end());
     for (int32_t t :
-         executor ? executor_greedy(package, h, kNew) : llama_reference(gguf, kNew - 1).chosen) {
+         executor ? executor_greedy(package, h, n) : llama_reference(gguf, n - 1).chosen) {
         want.push_back(t);
         if (t == h.eos) break;
     }
+    return want;
+}
+
+std::string prompt_ids() {
     std::string ids;
     for (int32_t t : kPrompt) {
         if (!ids.empty()) ids += ',';
         ids += std::to_string(t);
     }
-    const RunResult r = testkit::run({kNode, kTjsDriver, package, ids, std::to_string(kNew)});
+    return ids;
+}
+
+constexpr int kNew = 8;
+
+// transformers.js loads `package` offline in node and generates greedy_want's tokens.
+void expect_transformers_js_greedy(const std::string &gguf, const std::string &package,
+                                   bool executor = false) {
+    const std::vector<int64_t> want = greedy_want(gguf, package, executor, kNew);
+    const RunResult r =
+        testkit::run({kNode, kTjsDriver, package, prompt_ids(), std::to_string(kNew)});
     ASSERT_EQ(r.status, 0) << r.err;
     std::vector<int64_t> got = nlohmann::json::parse(r.out).get<std::vector<int64_t>>();
     if (got.size() > want.size()) got.resize(want.size());
@@ -175,8 +195,9 @@ void expect_transformers_js_greedy(const std::string &gguf, const std::string &p
 }
 
 // The package of `variant` in `type` (lowered; `nbits`: --weights nbits, onnxruntime's own
-// MatMulNBits and GatherBlockQuantized) run in onnxruntime for the prompt and `steps` single
-// steps: within 1e-5 (relative) of the executor and within verify's tolerance of llama.cpp.
+// MatMulNBits, the embedding gathered and decoded by standard operators) run in onnxruntime for the
+// prompt and `steps` single steps: within 1e-5 (relative) of the executor and within verify's
+// tolerance of llama.cpp.
 void expect_steps_agree(const std::string &variant, const std::string &type, bool nbits,
                         int steps) {
     const std::string gguf = testkit::decoder_gguf(variant, type);
@@ -236,6 +257,68 @@ INSTANTIATE_TEST_SUITE_P(TinyRows, DecoderOrtNbits,
                                             ::testing::Values("Q4_0", "Q4_K_M", "Q6_K")),
                          testkit::DecoderParamName());
 
+// Every format has a MatMulNBits form: files of the IQ, ternary and fp4 formats (IQ2_XXS with a
+// random importance matrix, MXFP4_MOE --pure: every weight mxfp4) exported with --weights nbits
+// keep every weight quantized in onnxruntime: the export reports no DequantizePacked, the graph
+// holds no weight's GGUF bytes (what a lowered DequantizePacked would decode) and no
+// DequantizePacked node; onnxruntime's steps agree with the executor and llama.cpp, and verify
+// passes on the executor.
+class DecoderOrtNbitsQuantized
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(DecoderOrtNbitsQuantized, NoWeightIsDecodedToFloat) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    const auto &[variant, type] = GetParam();
+    const std::string gguf = testkit::decoder_gguf(variant, type);
+    const gguf::Model model = gguf::Model::open(gguf);
+    TempDir tmp;
+    decoder::Options o;
+    o.weights = decoder::Weights::nbits;
+    const decoder::Result r = decoder::export_decoder(model, tmp.file("package"), o);
+    EXPECT_EQ(r.packed, 0u);
+    std::set<std::string> types;
+    for (const auto &[form, count] : r.forms) {
+        EXPECT_EQ(form.find("DequantizePacked"), std::string::npos) << form << ": " << count;
+        types.insert(form.substr(0, form.find(' ')));
+    }
+    onnx::ModelProto m;
+    std::ifstream f(r.model_path, std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&f));
+    std::set<std::string> initializers;
+    for (const onnx::TensorProto &t : m.graph().initializer()) initializers.insert(t.name());
+    for (const onnx::NodeProto &n : m.graph().node()) EXPECT_NE(n.op_type(), "DequantizePacked");
+    size_t quantized = 0;
+    for (const gguf::TensorInfo &t : model.tensors()) {
+        if (!traits(t.type).quantized) continue;
+        ++quantized;
+        EXPECT_FALSE(initializers.count(std::string(t.name))) << t.name << " kept its GGUF bytes";
+        EXPECT_TRUE(initializers.count(std::string(t.name) + ":nbits")) << t.name;
+    }
+    EXPECT_GT(quantized, 0u);
+    // The file holds the type the test is about.
+    const std::string want = type == "IQ2_XXS"          ? "iq2_xxs"
+                             : type == "IQ4_XS"         ? "iq4_xs"
+                             : type == "TQ2_0"          ? "tq2_0"
+                             : type == "MXFP4_MOE-pure" ? "mxfp4"
+                                                        : "";
+    EXPECT_TRUE(types.count(want)) << type << " has no " << want << " weight";
+
+    const std::string package = testkit::decoder_package(variant, type, kOrtOpset, true);
+    verify::DecoderVerifyOptions v;
+    v.ids = kPrompt;
+    v.steps = 2;
+    const verify::DecoderReport report = verify::verify_decoder(gguf, package, v);
+    EXPECT_TRUE(report.pass) << "verify on the executor";
+    expect_steps_agree(variant, type, true, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbitsQuantized,
+                         ::testing::Combine(::testing::Values("llama", "qwen2", "gemma2"),
+                                            ::testing::Values("IQ4_XS", "IQ2_XXS", "TQ2_0",
+                                                              "MXFP4_MOE-pure")),
+                         testkit::DecoderParamName());
+
 // --weights nbits --accuracy-level 4: onnxruntime quantizes the activations to int8 per block of
 // the weight's (32 or 16), as llama.cpp does for its dot products (Q8_0: blocks of 32 for q4_0
 // and q8_0; Q8_K: blocks of 256 for the K formats). Its logits may be no farther from the exact
@@ -278,7 +361,7 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbitsInt8,
                                                               "Q5_K_M", "Q6_K")),
                          testkit::DecoderParamName());
 
-// transformers.js loads nbits packages (MatMulNBits and GatherBlockQuantized) and generates
+// transformers.js loads nbits packages (MatMulNBits, the gathered embedding) and generates
 // greedily: Q4_0's gives llama.cpp's tokens; Q4_K_M's (with the block offsets; llama.cpp has a
 // near tie at the 6th token, which verify shows) the executor's.
 TEST(DecoderOrtNbitsModel, TransformersJsGeneratesGreedily) {
@@ -290,6 +373,54 @@ TEST(DecoderOrtNbitsModel, TransformersJsGeneratesGreedily) {
         expect_transformers_js_greedy(gguf,
                                       testkit::decoder_package("llama", type, kOrtOpset, true),
                                       std::string_view(type) == "Q4_K_M");
+    }
+}
+
+// chromium, from GGUFTOOL_CHROMIUM or the PATH; "" when there is none.
+std::string chromium() {
+    if (const char *c = std::getenv("GGUFTOOL_CHROMIUM")) return c;
+    const char *path = std::getenv("PATH");
+    for (std::string_view rest = path ? path : ""; !rest.empty();) {
+        const size_t colon = rest.find(':');
+        const fs::path exe = fs::path(rest.substr(0, colon)) / "chromium";
+        if (::access(exe.c_str(), X_OK) == 0) return exe.string();
+        rest = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
+    }
+    return "";
+}
+
+// transformers.js' browser build (dist/transformers.min.js with the onnxruntime-web it bundles,
+// whose wasm build has MatMulNBits but no GatherBlockQuantized) in headless chromium, everything
+// served from localhost (tests/ort/decoder_browser.mjs): an F32 package and nbits packages (Q4_0;
+// Q4_K_M, with the block offsets) load and generate greedily what greedy_want says.
+TEST(DecoderBrowser, TransformersJsGeneratesGreedilyInChromium) {
+    SKIP_WITHOUT_ORT();
+    SKIP_WITHOUT_LLAMA();
+    const std::string browser = chromium();
+    if (browser.empty())
+        GTEST_SKIP() << "no chromium (GGUFTOOL_CHROMIUM or the PATH; setup.sh --test-deps installs "
+                        "Debian's)";
+    struct Case {
+        const char *type;
+        bool nbits, executor;
+    };
+    const Case cases[] = {{"F32", false, false}, {"Q4_0", true, false}, {"Q4_K_M", true, true}};
+    std::vector<std::string> argv = {kNode, kBrowserDriver, browser, prompt_ids(),
+                                     std::to_string(kNew)};
+    for (const Case &c : cases)
+        argv.push_back(testkit::decoder_package("llama", c.type, kOrtOpset, c.nbits));
+    const RunResult r = testkit::run(argv);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::istringstream lines(r.out);
+    for (size_t i = 0; i < std::size(cases); ++i) {
+        SCOPED_TRACE(cases[i].type);
+        std::string line;
+        ASSERT_TRUE(std::getline(lines, line)) << r.out;
+        const std::vector<int64_t> want = greedy_want(testkit::decoder_gguf("llama", cases[i].type),
+                                                      argv[5 + i], cases[i].executor, kNew);
+        std::vector<int64_t> got = nlohmann::json::parse(line).get<std::vector<int64_t>>();
+        if (got.size() > want.size()) got.resize(want.size());
+        EXPECT_EQ(got, want) << line;
     }
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "ggml_data.hpp"
 #include "gguftool/decoder_export.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/llama_reference.hpp"
@@ -21,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bump when the tiny models or the exporter's output change meaning: it names the cache folder.
-constexpr const char *kVersion = "decoders-5";
+constexpr const char *kVersion = "decoders-6";
 
 fs::path cache_dir() {
     return fs::path(GGUFTOOL_TESTKIT_CACHE_DIR) / kVersion;
@@ -52,12 +53,31 @@ std::string make_gguf(const std::string &variant, const std::string &type) {
         write_tiny_decoder(variant, tmp.string());
     } else {
         const std::string f32 = make_gguf(variant, "F32");
-        const std::optional<int> ftype = reference::llama_ftype_from_name(type);
+        // "<ftype>-pure": llama-quantize --pure (every tensor the ftype's default type).
+        reference::QuantizeExtras extras;
+        std::string name = type;
+        if (name.ends_with("-pure")) {
+            name.resize(name.size() - 5);
+            extras.pure = true;
+        }
+        const std::optional<int> ftype = reference::llama_ftype_from_name(name);
         if (!ftype) throw std::runtime_error("unknown llama.cpp type " + type);
+        // The file types of the types llama.cpp quantizes only with an importance matrix
+        // (src/llama-quant.cpp, tensor_requires_imatrix) get a random one, as an imatrix holds.
+        for (const char *needs :
+             {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M", "IQ3_XXS", "Q2_K_S"})
+            if (reference::llama_ftype_from_name(needs) == ftype) {
+                uint64_t seed = 1;
+                const gguf::Model model = gguf::Model::open(f32);
+                for (const gguf::TensorInfo &t : model.tensors())
+                    if (t.n_dims == 2)
+                        extras.imatrix[std::string(t.name)] =
+                            testdata::make_imatrix(size_t(t.ne[0]), seed++);
+            }
         std::string why;
         auto lib = reference::load_llama(&why);
         if (!lib) throw std::runtime_error("libllama is not available: " + why);
-        reference::quantize_model(lib, f32, tmp.string(), *ftype);
+        reference::quantize_model(lib, f32, tmp.string(), *ftype, 0, extras);
     }
     fs::rename(tmp, path);
     return path.string();

@@ -14,7 +14,9 @@ namespace gguftool::testkit {
 
 // The tiny decoder `variant` (tiny_decoder.hpp) as a GGUF of weight type `type`: "F32", or a
 // llama.cpp ftype name ("Q4_0", "Q8_0", "Q4_K_M", "Q6_K", "IQ4_XS", ...) quantized from the F32
-// file by llama.cpp's own llama_model_quantize. Throws std::runtime_error when libllama is missing.
+// file by llama.cpp's own llama_model_quantize (with a random importance matrix for the ftypes that
+// need one, such as "IQ2_XXS"; "<ftype>-pure" as llama-quantize --pure, e.g. "MXFP4_MOE-pure":
+// every weight mxfp4). Throws std::runtime_error when libllama is missing.
 std::string decoder_gguf(const std::string &variant, const std::string &type);
 
 // That GGUF's decoder package (to-onnx --graph decoder): opset 29 (DequantizePacked) or,

@@ -84,9 +84,9 @@ struct Hparams {
 Hparams read_hparams(const gguf::Model &model);
 
 // How quantized weights are stored: `packed`, their GGUF bytes decoded by DequantizePacked
-// (lowered with an opset); `nbits`, onnxruntime's contrib operators (com.microsoft
-// MatMulNBits, GatherBlockQuantized) on the blocks repacked, where the format has a mapping
-// (decoder_nbits.cpp), the others packed and lowered.
+// (lowered with an opset); `nbits`, the blocks repacked for onnxruntime's com.microsoft
+// MatMulNBits (decoder_nbits.cpp: every quantized format), the token embedding's rows gathered from
+// them and decoded by standard operators.
 enum class Weights { packed, nbits };
 
 struct Options {
@@ -125,7 +125,7 @@ Result export_decoder(const gguf::Model &model, const std::string &out_dir, cons
 // MatMulNBits operands of a GGUF format (lib/onnx/decoder_nbits.cpp): its bits (4 or 8) and block
 // size, codes stored symmetric (MatMulNBits' default zero point, 8 or 128), and whether the format
 // has a minimum, which becomes a float offset per block added after the product (the sum of the
-// block's activations times the offset); nullopt for a format with no mapping.
+// block's activations times the offset); nullopt for a type that is not quantized.
 struct NbitsForm {
     int bits, block;
     bool offsets;
@@ -133,7 +133,8 @@ struct NbitsForm {
 std::optional<NbitsForm> nbits_form(GgmlType type);
 // `rows` rows of K elements of `type` at `src` into B [rows][K/block][block·bits/8], scales
 // [rows][K/block] and, when the form has them, offsets (same shape): element j of block i is
-// (code_j - 2^(bits-1)) · scale_i + offset_i.
+// (code_j - 2^(bits-1)) · scale_i + offset_i. Throws gguftool::Error for a type that is not
+// quantized.
 void nbits_rows(GgmlType type, const uint8_t *src, int64_t rows, int64_t K, uint8_t *b,
                 float *scales, float *offsets);
 

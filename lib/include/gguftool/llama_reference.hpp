@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -95,12 +96,21 @@ private:
     int n_vocab_ = 0;
 };
 
+// What llama-quantize's --imatrix and --pure add: an importance matrix (per tensor name, one weight
+// per column; llama.cpp requires one for the iq1/iq2 and iq3_xxs types) and every tensor in the
+// file type's default type.
+struct QuantizeExtras {
+    std::map<std::string, std::vector<float>> imatrix;
+    bool pure = false;
+};
+
 // llama_model_quantize(in, out) to llama_ftype `ftype` on `threads` threads (0: all cores), with
 // llama.cpp's other defaults (what llama-quantize IN OUT FTYPE does). `out` appears whole or not at
 // all (written under a temporary name beside it, then renamed). Throws gguftool::Error with the
 // reason (llama.cpp's, from its log).
 void quantize_model(std::shared_ptr<const LlamaLib> lib, const std::string &in,
-                    const std::string &out, int ftype, unsigned threads = 0);
+                    const std::string &out, int ftype, unsigned threads = 0,
+                    const QuantizeExtras &extras = {});
 
 // The llama_ftype of a file type as llama-quantize names it ("Q4_0" 2, "Q8_0" 7, "Q4_K_M" 15,
 // "Q4_K" its alias, "IQ4_XS" 30, "F16" 1, "BF16" 32, "F32" 0, ...; any case), or its number as
