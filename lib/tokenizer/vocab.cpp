@@ -19,9 +19,6 @@ struct RefusedModel {
     std::string_view name, why;
 };
 constexpr RefusedModel kRefusedModels[] = {
-    {"t5",
-     "UGM (T5/SentencePiece unigram): transformers.js ignores the precompiled charsmap and takes "
-     "its unknown-token penalty over all scores, so no tokenizer.json tokenizes as llama.cpp does"},
     {"rwkv", "RWKV's greedy byte-trie tokenizer has no tokenizer.json model"},
     {"plamo2", "PLaMo-2's suffix-table tokenizer has no tokenizer.json model"},
     {"hybriddna", "llama.cpp tokenizes it with a custom k-mer session"},
@@ -196,6 +193,7 @@ constexpr std::string_view kTokens = "tokenizer.ggml.tokens";
 constexpr std::string_view kScores = "tokenizer.ggml.scores";
 constexpr std::string_view kTypes = "tokenizer.ggml.token_type";
 constexpr std::string_view kMerges = "tokenizer.ggml.merges";
+constexpr std::string_view kCharsmap = "tokenizer.ggml.precompiled_charsmap";
 
 void read_tokens(const Reader &r, Vocab &v) {
     const gguf::Value *tokens = r.array(kTokens, {ValueType::string});
@@ -269,6 +267,28 @@ void read_merges(const Reader &r, Vocab &v) {
         v.merges.emplace_back(std::string(s.substr(0, at)), std::string(s.substr(at + 1)));
         ++i;
     });
+}
+
+// UGM's SentencePiece normalization rules: a u32 (little-endian) byte count, that many bytes of
+// XCDA trie, then the NUL-terminated replacement strings. Checked as llama.cpp's load checks it,
+// and as Hugging Face's reader (spm_precompiled's Precompiled::from) needs it: the trie in whole
+// u32 units and the strings as UTF-8.
+void read_charsmap(const Reader &r, Vocab &v) {
+    const gguf::Value *m = r.array(kCharsmap, {ValueType::uint8, ValueType::int8});
+    if (!m) return;
+    const uint64_t n = m->array_size();
+    const auto *p = m->data();
+    if (n < 4) r.fail(kCharsmap, std::to_string(n) + " bytes: too small for the trie size header");
+    const uint64_t trie =
+        uint64_t(p[0]) | uint64_t(p[1]) << 8 | uint64_t(p[2]) << 16 | uint64_t(p[3]) << 24;
+    if (trie + 4 >= n)
+        r.fail(kCharsmap, "the trie size " + std::to_string(trie) + " leaves no replacement " +
+                              "strings in its " + std::to_string(n) + " bytes");
+    if (trie % 4 != 0)
+        r.fail(kCharsmap, "the trie size " + std::to_string(trie) + " is not a multiple of 4");
+    v.charsmap.assign(reinterpret_cast<const char *>(p), n);
+    if (!valid_utf8(std::string_view(v.charsmap).substr(4 + trie)))
+        r.fail(kCharsmap, "its replacement strings are not valid UTF-8");
 }
 
 // llama.cpp's load-time attribute rules, after the types are read and the ids are known.
@@ -358,6 +378,11 @@ Vocab read_vocab(const gguf::File &f) {
         v.kind = Kind::spm;
         defaults = {{"bos", 1}, {"eos", 2}, {"unk", 0}};
         v.add_bos = true, v.add_space_prefix = true;
+    } else if (v.model == "t5") {
+        v.kind = Kind::ugm;
+        defaults = {{"eos", 1}, {"unk", 2}, {"pad", 0}};
+        v.add_eos = true;
+        read_charsmap(r, v);
     } else if (v.model == "bert") {
         v.kind = Kind::wpm;
         defaults = {{"bos", 101}, {"unk", 100}, {"sep", 102}, {"pad", 0}, {"mask", 103}};
@@ -402,7 +427,9 @@ Vocab read_vocab(const gguf::File &f) {
     if (const auto b = r.boolean("tokenizer.ggml.add_sep_token")) v.add_sep = *b;
     if (v.pre_row && v.pre_row->flags.force_add_bos) v.add_bos = true;  // even over the key
     if (const auto b = r.boolean("tokenizer.ggml.add_space_prefix"))
-        if (v.kind == Kind::spm) v.add_space_prefix = *b;
+        if (v.kind == Kind::spm || v.kind == Kind::ugm) v.add_space_prefix = *b;
+    v.remove_extra_whitespaces =
+        r.boolean("tokenizer.ggml.remove_extra_whitespaces").value_or(false);
     // llama_vocab::normalizer_options: both on unless the keys say otherwise.
     v.lowercase = r.boolean("tokenizer.ggml.normalizer.lowercase").value_or(true);
     v.strip_accents = r.boolean("tokenizer.ggml.normalizer.strip_accents").value_or(v.lowercase);
@@ -418,6 +445,14 @@ Vocab read_vocab(const gguf::File &f) {
         need("sep", "tokenizer.ggml.seperator_token_id", "a bert vocabulary adds [SEP]");
         need("unk", "tokenizer.ggml.unknown_token_id", "a bert vocabulary needs [UNK]");
     } else {
+        if (v.kind == Kind::ugm) {
+            need("unk", "tokenizer.ggml.unknown_token_id",
+                 "a t5 vocabulary needs its unknown token for characters no token covers");
+            // Its Viterbi scores (USER_DEFINED ones count as 0): JSON holds no infinity or NaN.
+            for (size_t i = 0; i < v.tokens.size(); ++i)
+                if ((v.attrs[i] & (kAttrNormal | kAttrUnused)) && !std::isfinite(v.scores[i]))
+                    r.fail(kScores, "not finite: tokenizer.json cannot hold the Unigram score", i);
+        }
         if (v.add_bos) need("bos", "tokenizer.ggml.bos_token_id", "add_bos is on");
         if (v.add_eos) need("eos", "tokenizer.ggml.eos_token_id", "add_eos is on");
     }

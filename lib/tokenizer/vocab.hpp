@@ -27,7 +27,7 @@ enum Attr : uint32_t {
     kAttrRstrip = 1u << 8,
 };
 
-enum class Kind { spm, bpe, wpm };
+enum class Kind { spm, bpe, wpm, ugm };
 
 struct Vocab {
     std::string file;
@@ -42,6 +42,8 @@ struct Vocab {
     std::map<std::string, int64_t> ids;  // "bos", "eos", "unk", ...: the set ones
     bool add_bos = false, add_eos = false, add_sep = false, add_space_prefix = false;
     bool clean_spaces = false, ignore_merges = false;
+    bool remove_extra_whitespaces = false;  // UGM's whitespace handling
+    std::string charsmap;  // UGM: tokenizer.ggml.precompiled_charsmap's bytes ("" when absent)
     bool lowercase = false, strip_accents = false;  // WPM's normalizer
     std::string chat_template;                      // "" when absent
     std::vector<std::pair<std::string, std::string>> named_templates;

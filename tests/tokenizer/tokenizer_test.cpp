@@ -1,7 +1,8 @@
 // gguftool's tokenizer export against llama.cpp: its own test vectors (models/ggml-vocab-*.gguf
 // with .inp/.out, from the pinned release's source: llama_vocabs.hpp) tokenized by transformers.js
 // from the exported files, and llama_tokenize of libllama (a vocab-only load) on more text, with
-// and without BOS/EOS, plus detokenization. Then the refusals and bad input.
+// and without BOS/EOS, plus detokenization. The UGM vocabulary also in Hugging Face's own (Rust)
+// tokenizers. Then the refusals and bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <tuple>
 
 #include "gguftool/gguf_writer.hpp"
 #include "gguftool/llama_reference.hpp"
@@ -24,7 +27,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const std::string kNode = GGUFTOOL_NODE;
-const std::string kDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/tokenizer/tokenize_tjs.mjs";
+const std::string kDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/tokenizer/tokenize.mjs";
+
+// The clients of tokenizer.json (tokenize.mjs).
+const std::string kTransformersJs = "transformers.js";
+const std::string kTokenizers = "tokenizers";  // Hugging Face's Rust tokenizers (npm binding)
 
 // The vocabularies of llama.cpp's tree with vectors, and those without (live comparison only).
 const std::vector<std::string> kWithVectors = {
@@ -32,6 +39,8 @@ const std::vector<std::string> kWithVectors = {
     "gemma-4",  "gpt-2",     "llama-bpe",      "llama-spm",    "mpt",
     "phi-3",    "qwen2",     "qwen35",         "refact",       "starcoder"};
 const std::vector<std::string> kWithoutVectors = {"aquila", "baichuan", "gpt-neox"};
+// The UGM (t5) one, without vectors: compared live in both clients, with variants (Ugm below).
+const std::string kUgmVocab = "nomic-bert-moe";
 
 // Text beyond the vectors: multilingual, code, whitespace runs, emoji, numbers, chat markup.
 const std::vector<std::string> kExtraTexts = {
@@ -58,19 +67,44 @@ const std::vector<std::string> kExtraTexts = {
     "a",
 };
 
+// UGM: text on the edges of the charsmap, the whitespace rules and the unknown-token path.
+const std::vector<std::string> kUgmTexts = {
+    "\U0001FBF0\U0001FBF1 \u32FF \uA7F1",          // compatibility mappings newer than the charsmap
+    "s\u0301 \uFF53\u0301 \uFF21\u0308",           // mapped base, then a combining mark
+    "e\u0301 a\u0323\u0302 \uFB01 \u00BD \u2460",  // compositions, ligature, fraction, circled
+    "\u1100\u1161\u11A8 \u1100\u1161",             // Hangul jamo composing to syllables
+    "Tie\u0302\u0301ng Vie\u0323\u0302t",          // Vietnamese, decomposed
+    "\u0E2A\u0E27\u0E31\u0E2A\u0E14\u0E35",        // Thai
+    "\u0645\u064E\u0631\u0652\u062D\u064E\u0628\u064B\u0627",              // Arabic with harakat
+    "\uFF48\uFF45\uFF4C\uFF4C\uFF4F\u3000\uFF57\uFF4F\uFF52\uFF4C\uFF44",  // fullwidth
+    "\u216B \u338F \u337B",          // Roman numeral, squared unit, era name
+    "\uFF5E ~ \u301C",               // the tildes
+    "\uFF1Cs\uFF1E \uFF1C/s\uFF1E",  // spelling <s> and </s> in fullwidth
+    "[PAD250001] x",                 // an UNUSED token's text
+    "x\r\ny",
+    "x\u00A0\u00A0y",
+    "a\u200Db \uFEFFx",
+    "\u0085 a \u0085",
+    std::string("a\0b", 3),
+    "\u2581a \u2581\u2581b",            // SentencePiece's space in the text
+    "a  <mask>  b",                     // <mask> strips the spaces on its left
+    "\U0001F999\U0001F999 \U0001F999",  // unknown characters, fused
+};
+
 struct Encoded {
     std::vector<std::vector<std::vector<int>>> ids;  // [text][add_special false/true]
     std::vector<std::string> decoded;
 };
 
-// transformers.js on the files in `dir`.
-Encoded tjs_encode(const std::string &dir, const std::vector<std::string> &texts) {
+// A client (transformers.js unless said) on the files in `dir`.
+Encoded tjs_encode(const std::string &dir, const std::vector<std::string> &texts,
+                   const std::string &client = kTransformersJs) {
     if (kNode.empty()) throw std::runtime_error("node was not found by CMake");
     testkit::ProcessOptions o;
     o.stdin_data = json{{"texts", texts}, {"add_special", {false, true}}}.dump();
     o.timeout = std::chrono::minutes(5);
-    const testkit::ProcessResult r = testkit::run({kNode, kDriver, dir}, o);
-    if (r.status != 0) throw std::runtime_error("transformers.js failed: " + r.err);
+    const testkit::ProcessResult r = testkit::run({kNode, kDriver, dir, client}, o);
+    if (r.status != 0) throw std::runtime_error(client + " failed: " + r.err);
     const json j = json::parse(r.out);
     return {j["ids"].get<std::vector<std::vector<std::vector<int>>>>(),
             j["decoded"].get<std::vector<std::string>>()};
@@ -99,66 +133,108 @@ std::string show(const std::vector<int> &ids) {
     return s;
 }
 
-// Compares transformers.js with llama.cpp live on `texts` (parse_special on, add_special off and
-// on) and the round trip; returns the counts for the report.
+// Compares a client with llama.cpp live on `texts` (parse_special on, add_special off and on) and
+// the round trip; returns the counts for the report.
 struct Counts {
     int matched = 0, total = 0, roundtrips = 0, roundtrip_total = 0, known = 0;
 };
-// Known differences, each with its reason; counted and reported, not failed.
+// Known differences, each with its cause: the text must tokenize differently in that client (with
+// or without BOS/EOS) for each of the vocabularies, so that a new difference fails and so does one
+// that goes away.
 struct Known {
-    std::string vocab;
-    size_t extra_text;  // index into kExtraTexts
+    std::vector<std::string> vocabs;
+    std::string client, text;
     const char *why;
 };
+// The UGM variants (Ugm below) with nomic-bert-moe's charsmap, and those keeping every space.
+const std::vector<std::string> kUgmCharsmap = {
+    "nomic-bert-moe", "nomic-bert-moe/no-merge", "nomic-bert-moe/no-merge-no-prefix",
+    "nomic-bert-moe/merge-no-prefix", "nomic-bert-moe/user-defined"};
+const std::vector<std::string> kUgmNoMerge = {"nomic-bert-moe/no-merge",
+                                              "nomic-bert-moe/no-merge-no-prefix"};
 const std::vector<Known> kKnown = {
     // WPM with strip_accents: llama.cpp's NFD table leaves Hangul syllables whole and strips
     // every mark; transformers.js's NFD decomposes Hangul into jamo and keeps spacing marks.
-    {"bert-bge", 7, "NFD of Hangul"},
-    {"bert-bge", 8, "Devanagari marks under strip_accents"},
+    {{"bert-bge"}, kTransformersJs, kExtraTexts[7], "NFD of Hangul"},
+    {{"bert-bge"}, kTransformersJs, kExtraTexts[8], "Devanagari marks under strip_accents"},
+    // UGM in transformers.js: its Precompiled ignores the charsmap and applies node's NFKC (with
+    // the charsmap's control and space rules), whose Unicode is newer than the charsmap's.
+    {kUgmCharsmap, kTransformersJs, kUgmTexts[0], "NFKC mappings newer than the charsmap"},
+    // UGM in Hugging Face's tokenizers (normalizers/precompiled.rs): a grapheme cluster under 6
+    // bytes is replaced whole by the replacement of its shortest prefix in the charsmap, a longer
+    // one character by character; llama.cpp (as SentencePiece) replaces the longest prefix of the
+    // text and goes on after it.
+    {kUgmCharsmap, kTokenizers, kUgmTexts[1], "grapheme rule: \"\uFF53\u0301\" becomes \"s\""},
+    {kUgmCharsmap, kTokenizers, kUgmTexts[2],
+     "grapheme rule: \"a\u0323\u0302\" becomes \"\u1EA1\", not \"\u1EAD\""},
+    {kUgmCharsmap, kTokenizers, kUgmTexts[3], "grapheme rule: Hangul jamo are not composed"},
+    {kUgmCharsmap, kTokenizers, kUgmTexts[4],
+     "grapheme rule: \"e\u0302\u0301\" becomes \"\u00EA\", not \"\u1EBF\""},
+    {kUgmNoMerge, kTokenizers, kExtraTexts[2], "grapheme rule: \"\\r\\n\" becomes one space"},
+    {kUgmNoMerge, kTokenizers, kUgmTexts[12], "grapheme rule: \"\\r\\n\" becomes one space"},
+    // UGM without a charsmap (which maps U+2581 to a space): Metaspace adds no "\u2581" before a
+    // text that starts with one; llama.cpp does.
+    {{"nomic-bert-moe/no-charsmap"}, kTransformersJs, kUgmTexts[17], "a text starting with U+2581"},
+    {{"nomic-bert-moe/no-charsmap"}, kTokenizers, kUgmTexts[17], "a text starting with U+2581"},
 };
-bool known(const std::string &vocab, const std::string &text) {
-    return std::any_of(kKnown.begin(), kKnown.end(), [&](const Known &k) {
-        return k.vocab == vocab && kExtraTexts[k.extra_text] == text;
+const Known *known(const std::string &vocab, const std::string &client, const std::string &text) {
+    const auto it = std::find_if(kKnown.begin(), kKnown.end(), [&](const Known &k) {
+        return k.client == client && k.text == text &&
+               std::find(k.vocabs.begin(), k.vocabs.end(), vocab) != k.vocabs.end();
     });
+    return it == kKnown.end() ? nullptr : &*it;
 }
-// roundtrip: whether to hold transformers.js's decoding to llama.cpp's (not for WordPiece, whose
+// roundtrip: whether to hold the client's decoding to llama.cpp's (not for WordPiece, whose
 // decoder drops the space before the first word that llama.cpp keeps).
 Counts compare_live(const std::string &gguf, const std::string &dir,
                     const std::vector<std::string> &texts, const std::string &vocab = "",
-                    bool roundtrip = true) {
+                    bool roundtrip = true, const std::string &client = kTransformersJs) {
     reference::LlamaModel::Options opt;
     opt.vocab_only = true;
     const reference::LlamaModel m(llama(), gguf, opt);
-    const Encoded got = tjs_encode(dir, texts);
+    const Encoded got = tjs_encode(dir, texts, client);
     Counts c;
     for (size_t i = 0; i < texts.size(); ++i) {
-        if (known(vocab, texts[i])) {
+        std::vector<std::vector<int>> want;
+        for (int add = 0; add < 2; ++add) {
+            const std::vector<int32_t> w = m.tokenize(texts[i], add == 1, true);
+            want.emplace_back(w.begin(), w.end());
+        }
+        if (const Known *k = known(vocab, client, texts[i])) {
             ++c.known;
+            if (want[0] == got.ids[i][0] && want[1] == got.ids[i][1])
+                ADD_FAILURE() << gguf << ": text " << i << " " << json(texts[i]).dump()
+                              << " is a known difference (" << k->why << ") but " << client
+                              << " now matches llama.cpp: drop it from the list";
             continue;
         }
         for (int add = 0; add < 2; ++add) {
-            const std::vector<int32_t> want = m.tokenize(texts[i], add == 1, true);
-            const std::vector<int> w(want.begin(), want.end());
             ++c.total;
-            if (w == got.ids[i][size_t(add)])
+            if (want[size_t(add)] == got.ids[i][size_t(add)])
                 ++c.matched;
             else
                 ADD_FAILURE() << gguf << ": text " << i << " " << json(texts[i]).dump()
-                              << " add_special=" << add << "\n  llama.cpp:       " << show(w)
-                              << "\n  transformers.js: " << show(got.ids[i][size_t(add)]);
+                              << " add_special=" << add
+                              << "\n  llama.cpp: " << show(want[size_t(add)]) << "\n  " << client
+                              << ": " << show(got.ids[i][size_t(add)]);
         }
-        // Detokenization: where llama.cpp gives the text back, transformers.js must too.
-        const std::vector<int32_t> ids = m.tokenize(texts[i], false, true);
-        if (roundtrip && m.detokenize(ids, false, true) == texts[i]) {
+        // Detokenization: where llama.cpp gives the text back, the client must too.
+        if (roundtrip && m.detokenize(m.tokenize(texts[i], false, true), false, true) == texts[i]) {
             ++c.roundtrip_total;
             if (got.decoded[i] == texts[i])
                 ++c.roundtrips;
             else
                 ADD_FAILURE() << gguf << ": text " << i << " " << json(texts[i]).dump()
-                              << " decodes as " << json(got.decoded[i]).dump();
+                              << " decodes as " << json(got.decoded[i]).dump() << " in " << client;
         }
     }
     return c;
+}
+
+// llama.cpp's common test text (the .inp of its vector files): for a vocabulary without vectors.
+std::vector<std::string> common_test_texts() {
+    return testkit::read_vocab_vectors(testkit::llama_vocab_dir() + "/ggml-vocab-llama-spm.gguf")
+        .texts;
 }
 
 class Vectors : public testing::TestWithParam<std::string> {};
@@ -197,12 +273,14 @@ TEST_P(Live, TransformersJsMatchesLlamaCpp) {
     const std::string dir = export_dir("live-" + GetParam());
     tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
     std::vector<std::string> texts = kExtraTexts;
-    const testkit::VocabVectors v = testkit::read_vocab_vectors(gguf);
+    testkit::VocabVectors v = testkit::read_vocab_vectors(gguf);
+    if (v.texts.empty()) v.texts = common_test_texts();
     texts.insert(texts.end(), v.texts.begin(), v.texts.end());
     const bool wordpiece = GetParam() == "bert-bge";
     const Counts c = compare_live(gguf, dir, texts, GetParam(), !wordpiece);
     std::cout << GetParam() << ": " << c.matched << "/" << c.total
-              << " encodings (extra texts and vector chunks, add_special off and on); "
+              << " encodings (extra texts and vector chunks or llama.cpp's common test text, "
+                 "add_special off and on); "
               << c.roundtrips << "/" << c.roundtrip_total << " round trips; " << c.known
               << " texts with a known difference\n";
 }
@@ -218,6 +296,97 @@ INSTANTIATE_TEST_SUITE_P(Llama, Live, testing::ValuesIn(every_vocab()), [](const
     return s;
 });
 
+// UGM: nomic-bert-moe's vocabulary (XLM-RoBERTa's SentencePiece unigram: nmt_nfkc charsmap,
+// add_space_prefix and remove_extra_whitespaces on, 46 UNUSED tokens scored -10000) as it is, and
+// rewritten to reach the exporter's other rules: the other whitespace settings, no charsmap, and
+// user-defined tokens. In transformers.js and in Hugging Face's Rust tokenizers.
+struct UgmVariant {
+    std::string name;
+    std::optional<bool> add_space_prefix, remove_extra_whitespaces;  // unset: as in the file
+    bool charsmap = true;
+    std::vector<std::string> user_defined;  // tokens made USER_DEFINED
+};
+void PrintTo(const UgmVariant &u, std::ostream *os) {
+    *os << u.name;
+}
+const std::vector<UgmVariant> kUgmVariants = {
+    {"as-is", {}, {}, true, {}},
+    {"no-merge", true, false, true, {}},
+    {"no-merge-no-prefix", false, false, true, {}},
+    {"merge-no-prefix", false, true, true, {}},
+    {"no-charsmap", {}, {}, false, {}},
+    {"user-defined", {}, {}, true, {"ing", "ll", "3"}},
+};
+
+// The variant's GGUF (in `dir`), nomic-bert-moe's metadata with the keys the variant changes.
+std::string write_ugm_variant(const UgmVariant &u, const std::string &dir) {
+    const std::string src = testkit::llama_vocab_dir() + "/ggml-vocab-" + kUgmVocab + ".gguf";
+    if (u.name == "as-is") return src;
+    const auto f = gguf::File::open(src);
+    std::vector<std::string> tokens;
+    f->find("tokenizer.ggml.tokens")->value.for_each_element([&](const gguf::Value &e) {
+        tokens.emplace_back(e.as_string());
+    });
+    gguf::Writer w;
+    const std::pair<const char *, std::optional<bool>> flags[] = {
+        {"tokenizer.ggml.add_space_prefix", u.add_space_prefix},
+        {"tokenizer.ggml.remove_extra_whitespaces", u.remove_extra_whitespaces}};
+    for (const gguf::MetadataEntry &e : f->metadata()) {
+        if (e.key == "tokenizer.ggml.precompiled_charsmap" && !u.charsmap) continue;
+        if (std::any_of(std::begin(flags), std::end(flags),
+                        [&](const auto &fl) { return e.key == fl.first && fl.second; }))
+            continue;
+        if (e.key == "tokenizer.ggml.token_type") {
+            std::vector<int32_t> types;
+            e.value.for_each_element(
+                [&](const gguf::Value &t) { types.push_back(int32_t(t.as_int())); });
+            for (const std::string &t : u.user_defined) {
+                const auto at = std::find(tokens.begin(), tokens.end(), t);
+                if (at == tokens.end()) throw std::runtime_error(t + " is not a token");
+                types[size_t(at - tokens.begin())] = 4;  // USER_DEFINED
+            }
+            w.add(std::string(e.key), gguf::MetaValue::array_of(types));
+            continue;
+        }
+        w.add(gguf::MetadataItem::of(e));
+    }
+    for (const auto &[key, value] : flags)
+        if (value) w.add(key, gguf::MetaValue::boolean(*value));
+    const std::string out = dir + "/vocab.gguf";
+    w.write(out);
+    return out;
+}
+
+class Ugm : public testing::TestWithParam<std::tuple<UgmVariant, std::string>> {};
+
+// The extra texts and llama.cpp's common test text, with and without BOS/EOS, parse_special on.
+TEST_P(Ugm, MatchesLlamaCpp) {
+    const auto &[u, client] = GetParam();
+    const std::string dir = export_dir("ugm-" + u.name + "-" + client);
+    const std::string gguf = write_ugm_variant(u, dir);
+    tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
+    std::vector<std::string> texts = kExtraTexts;
+    const std::vector<std::string> common = common_test_texts();
+    texts.insert(texts.end(), kUgmTexts.begin(), kUgmTexts.end());
+    texts.insert(texts.end(), common.begin(), common.end());
+    const std::string vocab = kUgmVocab + (u.name == "as-is" ? "" : "/" + u.name);
+    const Counts c = compare_live(gguf, dir, texts, vocab, true, client);
+    std::cout << vocab << " in " << client << ": " << c.matched << "/" << c.total
+              << " encodings (extra and UGM texts, llama.cpp's common test text, add_special off "
+                 "and on); "
+              << c.roundtrips << "/" << c.roundtrip_total << " round trips; " << c.known
+              << " texts with a known difference\n";
+}
+INSTANTIATE_TEST_SUITE_P(NomicBertMoe, Ugm,
+                         testing::Combine(testing::ValuesIn(kUgmVariants),
+                                          testing::Values(kTransformersJs, kTokenizers)),
+                         [](const auto &i) {
+                             std::string s = std::get<0>(i.param).name + "_" + std::get<1>(i.param);
+                             for (char &ch : s)
+                                 if (!isalnum(uint8_t(ch))) ch = '_';
+                             return s;
+                         });
+
 // The tree holds no vocabulary these tests do not know of (a new one joins a list above).
 TEST(LlamaVocabs, EveryVocabFileIsTested) {
     std::vector<std::string> found;
@@ -226,7 +395,7 @@ TEST(LlamaVocabs, EveryVocabFileIsTested) {
         if (f.size() > 5 && f.ends_with(".gguf")) found.push_back(f.substr(11, f.size() - 16));
     }
     std::vector<std::string> known = every_vocab();
-    known.push_back("nomic-bert-moe");  // refused: UGM (below)
+    known.push_back(kUgmVocab);
     std::sort(found.begin(), found.end());
     std::sort(known.begin(), known.end());
     EXPECT_EQ(found, known);
@@ -245,22 +414,29 @@ TEST(TinyDecoders, TransformersJsMatchesLlamaCpp) {
     }
 }
 
-// The CLI: exit 0 and the three files; a refused type exits 1 saying why, writing nothing.
-TEST(Cli, WritesTheFilesAndRefusesUgm) {
+// The CLI: exit 0 and the three files (for an SPM and the UGM vocabulary); a refused type exits 1
+// saying why, writing nothing.
+TEST(Cli, WritesTheFilesAndRefusesRwkv) {
     const std::string dir = export_dir("cli");
     const std::string vocabs = testkit::llama_vocab_dir();
-    const auto ok = testkit::run(
-        {GGUFTOOL_EXE, "tokenizer", vocabs + "/ggml-vocab-llama-spm.gguf", dir + "/out"});
-    ASSERT_EQ(ok.status, 0) << ok.err;
-    for (const char *f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
-        EXPECT_TRUE(fs::exists(dir + "/out/" + f)) << f;
-    const auto refused = testkit::run(
-        {GGUFTOOL_EXE, "tokenizer", vocabs + "/ggml-vocab-nomic-bert-moe.gguf", dir + "/t5"});
+    for (const std::string name : {"llama-spm", "nomic-bert-moe"}) {
+        const auto ok = testkit::run({GGUFTOOL_EXE, "tokenizer",
+                                      vocabs + "/ggml-vocab-" + name + ".gguf", dir + "/" + name});
+        ASSERT_EQ(ok.status, 0) << ok.err;
+        for (const char *f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
+            EXPECT_TRUE(fs::exists(dir + "/" + name + "/" + f)) << name << ": " << f;
+    }
+    gguf::Writer w;
+    w.add("tokenizer.ggml.model", gguf::MetaValue::str("rwkv"));
+    w.add("tokenizer.ggml.tokens", gguf::MetaValue::array_of(std::vector<std::string>{"a", "b"}));
+    w.write(dir + "/rwkv.gguf");
+    const auto refused =
+        testkit::run({GGUFTOOL_EXE, "tokenizer", dir + "/rwkv.gguf", dir + "/rwkv"});
     EXPECT_EQ(refused.status, 1);
-    EXPECT_NE(refused.err.find("tokenizer.ggml.model: \"t5\" cannot be exported"),
+    EXPECT_NE(refused.err.find("tokenizer.ggml.model: \"rwkv\" cannot be exported"),
               std::string::npos)
         << refused.err;
-    EXPECT_FALSE(fs::exists(dir + "/t5"));
+    EXPECT_FALSE(fs::exists(dir + "/rwkv"));
 }
 
 // A small byte-level BPE vocabulary: the 256 byte symbols, a few merges, two special tokens.
