@@ -270,25 +270,63 @@ void read_merges(const Reader &r, Vocab &v) {
 }
 
 // UGM's SentencePiece normalization rules: a u32 (little-endian) byte count, that many bytes of
-// XCDA trie, then the NUL-terminated replacement strings. Checked as llama.cpp's load checks it,
-// and as Hugging Face's reader (spm_precompiled's Precompiled::from) needs it: the trie in whole
-// u32 units and the strings as UTF-8.
+// XCDA trie (darts-clone's double array: u32 units), then the NUL-terminated replacement strings.
+// Checked as llama.cpp's load checks it, as Hugging Face's reader (spm_precompiled's
+// Precompiled::from) needs it (the trie in whole units, the strings UTF-8), and walked: every unit
+// a text can reach and every replacement a key names lie inside the blob (llama.cpp's
+// normalize_prefix throws at tokenization, Hugging Face's panics, on one that does not).
 void read_charsmap(const Reader &r, Vocab &v) {
     const gguf::Value *m = r.array(kCharsmap, {ValueType::uint8, ValueType::int8});
     if (!m) return;
     const uint64_t n = m->array_size();
     const auto *p = m->data();
+    const auto u32 = [&](uint64_t at) {
+        return uint32_t(p[at]) | uint32_t(p[at + 1]) << 8 | uint32_t(p[at + 2]) << 16 |
+               uint32_t(p[at + 3]) << 24;
+    };
     if (n < 4) r.fail(kCharsmap, std::to_string(n) + " bytes: too small for the trie size header");
-    const uint64_t trie =
-        uint64_t(p[0]) | uint64_t(p[1]) << 8 | uint64_t(p[2]) << 16 | uint64_t(p[3]) << 24;
+    const uint64_t trie = u32(0);
     if (trie + 4 >= n)
-        r.fail(kCharsmap, "the trie size " + std::to_string(trie) + " leaves no replacement " +
-                              "strings in its " + std::to_string(n) + " bytes");
+        r.fail(kCharsmap, "the trie size " + std::to_string(trie) +
+                              " leaves no replacement strings in its " + std::to_string(n) +
+                              " bytes");
     if (trie % 4 != 0)
         r.fail(kCharsmap, "the trie size " + std::to_string(trie) + " is not a multiple of 4");
     v.charsmap.assign(reinterpret_cast<const char *>(p), n);
-    if (!valid_utf8(std::string_view(v.charsmap).substr(4 + trie)))
-        r.fail(kCharsmap, "its replacement strings are not valid UTF-8");
+    const std::string_view strings = std::string_view(v.charsmap).substr(4 + trie);
+    if (!valid_utf8(strings)) r.fail(kCharsmap, "its replacement strings are not valid UTF-8");
+
+    const uint64_t units = trie / 4;
+    if (units == 0) return;
+    const auto unit = [&](uint64_t i) { return u32(4 + 4 * i); };
+    const auto base = [](uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); };
+    const auto bad = [&](uint64_t i, const std::string &what) {
+        r.fail(kCharsmap, "trie unit " + std::to_string(i) + ": " + what);
+    };
+    std::vector<bool> seen(units);
+    std::vector<uint64_t> todo = {base(unit(0))};
+    while (!todo.empty()) {
+        const uint64_t node = todo.back();
+        todo.pop_back();
+        if (node >= units) bad(node, "past the trie's " + std::to_string(units) + " units");
+        if (seen[node]) continue;
+        seen[node] = true;
+        for (uint32_t c = 1; c < 256; ++c) {
+            const uint64_t at = node ^ c;
+            if (at >= units) bad(at, "past the trie's " + std::to_string(units) + " units");
+            const uint32_t u = unit(at);
+            if ((u & ((1u << 31) | 0xFF)) != c) continue;  // not a child of `node`
+            const uint64_t child = at ^ base(u);
+            if (child >= units) bad(child, "past the trie's " + std::to_string(units) + " units");
+            if ((u >> 8) & 1) {  // a key ends here: the child holds its replacement's offset
+                const uint64_t offset = unit(child) & ((1u << 31) - 1);
+                if (offset >= strings.size() || strings.find('\0', offset) == std::string::npos)
+                    bad(child, "its replacement string at " + std::to_string(offset) +
+                                   " is not a NUL-terminated string inside the blob");
+            }
+            todo.push_back(child);
+        }
+    }
 }
 
 // llama.cpp's load-time attribute rules, after the types are read and the ids are known.

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "gguftool/gguf_writer.hpp"
@@ -387,6 +389,79 @@ INSTANTIATE_TEST_SUITE_P(NomicBertMoe, Ugm,
                              return s;
                          });
 
+// The Unigram scores: llama.cpp's for the tokens of its Viterbi lattice (NORMAL, UNUSED, and 0 for
+// USER_DEFINED), the lattice's lowest for the others. The unknown-token penalty is the one known
+// difference in the file: Hugging Face takes the lowest of all scores less 10 (here -10010, from
+// the UNUSED [PAD...] tokens), llama.cpp the lowest NORMAL score less 10. It cannot change a
+// tokenization of this vocabulary: every character of every lattice token is a token itself, so a
+// character without a token is covered by <unk> alone on every path.
+TEST(UgmScores, AreLlamaCppsLatticeScores) {
+    const UgmVariant &u = kUgmVariants.back();
+    ASSERT_EQ(u.name, "user-defined");
+    const std::string dir = export_dir("ugm-scores");
+    const std::string gguf = write_ugm_variant(u, dir);
+    tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
+    std::ifstream in(dir + "/tokenizer.json");
+    const json model = json::parse(in)["model"];
+    EXPECT_EQ(model["type"], "Unigram");
+    EXPECT_EQ(model["unk_id"], 3);
+    EXPECT_EQ(model["byte_fallback"], false);
+
+    const auto f = gguf::File::open(gguf);
+    std::vector<std::string> tokens;
+    std::vector<float> scores;
+    std::vector<int64_t> types;
+    f->find("tokenizer.ggml.tokens")->value.for_each_element([&](const gguf::Value &e) {
+        tokens.emplace_back(e.as_string());
+    });
+    f->find("tokenizer.ggml.scores")->value.for_each_element([&](const gguf::Value &e) {
+        scores.push_back(float(e.as_double()));
+    });
+    f->find("tokenizer.ggml.token_type")->value.for_each_element([&](const gguf::Value &e) {
+        types.push_back(e.as_int());
+    });
+    const json &vocab = model["vocab"];
+    ASSERT_EQ(vocab.size(), tokens.size());
+    double lowest_normal = INFINITY, lowest_all = INFINITY;
+    std::set<std::string> lattice;
+    int normal = 0, user_defined = 0, unused = 0, other = 0;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        const double s = vocab[i][1].get<double>();
+        ASSERT_EQ(vocab[i][0], tokens[i]);
+        lowest_all = std::min(lowest_all, s);
+        switch (types[i]) {
+            case 1:  // NORMAL
+                ++normal, lowest_normal = std::min(lowest_normal, double(scores[i]));
+                EXPECT_EQ(s, double(scores[i])) << tokens[i];
+                lattice.insert(tokens[i]);
+                break;
+            case 4:  // USER_DEFINED
+                ++user_defined, lattice.insert(tokens[i]);
+                EXPECT_EQ(s, 0.0) << tokens[i];
+                break;
+            case 5:  // UNUSED
+                ++unused, lattice.insert(tokens[i]);
+                EXPECT_EQ(s, -10000.0) << tokens[i];
+                break;
+            default:  // control, unknown: outside the lattice
+                ++other;
+                EXPECT_EQ(s, -10000.0) << tokens[i];
+        }
+    }
+    EXPECT_EQ(user_defined, 3);
+    EXPECT_EQ(unused, 46);
+    EXPECT_EQ(other, 5);
+    EXPECT_EQ(lowest_all - 10, -10010.0);           // Hugging Face's unknown penalty
+    EXPECT_NEAR(lowest_normal - 10, -30.36, 0.01);  // llama.cpp's
+    for (const std::string &t : lattice)
+        for (size_t k = 0; k < t.size();) {
+            size_t n = 1;
+            while (k + n < t.size() && (uint8_t(t[k + n]) & 0xC0) == 0x80) ++n;
+            EXPECT_TRUE(lattice.count(t.substr(k, n))) << t << ": " << t.substr(k, n);
+            k += n;
+        }
+}
+
 // The tree holds no vocabulary these tests do not know of (a new one joins a list above).
 TEST(LlamaVocabs, EveryVocabFileIsTested) {
     std::vector<std::string> found;
@@ -563,6 +638,97 @@ TEST(BadInput, RefusedNamingKeyAndIndex) {
         EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(dir + "/out"));
     }
+}
+
+// A small UGM vocabulary: t5's default ids (<pad> 0, </s> 1, <unk> 2) and three pieces, and
+// a charsmap blob whose header, units and strings a case sets.
+struct SmallUgm {
+    std::vector<std::string> tokens = {"<pad>", "</s>", "<unk>", "\u2581a", "a", "b"};
+    std::vector<int32_t> types = {3, 3, 2, 1, 1, 1};
+    std::vector<float> scores = {0, 0, 0, -1, -2, -3};
+    std::optional<std::vector<uint8_t>> charsmap;
+};
+std::vector<uint8_t> charsmap_blob(uint32_t trie_bytes, const std::vector<uint32_t> &units,
+                                   const std::string &strings) {
+    std::vector<uint8_t> b;
+    const auto u32 = [&](uint32_t x) {
+        for (int k = 0; k < 4; ++k) b.push_back(uint8_t(x >> (8 * k)));
+    };
+    u32(trie_bytes);
+    for (const uint32_t u : units) u32(u);
+    b.insert(b.end(), strings.begin(), strings.end());
+    return b;
+}
+
+// Bad UGM input: exit 1 naming the key (and index or trie unit), nothing written.
+TEST(BadInput, UgmRefusedNamingKey) {
+    std::vector<uint32_t> units(256, 0);  // a root whose base is 0 and no child
+    std::vector<uint32_t> far = units, dangling = units;
+    far[0] = 1000u << 10;          // the root's children past the 256 units
+    dangling[65] = 65u | 1u << 8;  // "A" is a key; its replacement offset (unit 65) is 321
+    struct Case {
+        const char *name;
+        std::function<void(SmallUgm &)> mutate;
+        const char *message;
+    };
+    const std::vector<Case> cases = {
+        {"no unknown token",
+         [](SmallUgm &v) { v.tokens.resize(2), v.types.resize(2), v.scores.resize(2); },
+         "tokenizer.ggml.unknown_token_id: unset, but a t5 vocabulary needs its unknown token"},
+        {"score not finite", [](SmallUgm &v) { v.scores[4] = std::nanf(""); },
+         "tokenizer.ggml.scores[4]: not finite"},
+        {"charsmap too small",
+         [](SmallUgm &v) {
+             v.charsmap = std::vector<uint8_t>{4, 0, 0};
+         },
+         "tokenizer.ggml.precompiled_charsmap: 3 bytes: too small"},
+        {"trie past the blob",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(2000, units, std::string(1, '\0')); },
+         "tokenizer.ggml.precompiled_charsmap: the trie size 2000 leaves no replacement strings"},
+        {"trie in part units",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(6, units, std::string(1, '\0')); },
+         "tokenizer.ggml.precompiled_charsmap: the trie size 6 is not a multiple of 4"},
+        {"strings not UTF-8",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(1024, units, "\xFF\0"); },
+         "tokenizer.ggml.precompiled_charsmap: its replacement strings are not valid UTF-8"},
+        {"unit past the trie",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(1024, far, std::string(1, '\0')); },
+         "tokenizer.ggml.precompiled_charsmap: trie unit 1000: past the trie's 256 units"},
+        {"replacement outside the blob",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(1024, dangling, std::string("x\0", 2)); },
+         "tokenizer.ggml.precompiled_charsmap: trie unit 65: its replacement string at 321"},
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.name);
+        const std::string dir = export_dir("bad-ugm");
+        SmallUgm v;
+        c.mutate(v);
+        gguf::Writer w;
+        w.add("tokenizer.ggml.model", gguf::MetaValue::str("t5"));
+        w.add("tokenizer.ggml.tokens", gguf::MetaValue::array_of(v.tokens));
+        w.add("tokenizer.ggml.token_type", gguf::MetaValue::array_of(v.types));
+        w.add("tokenizer.ggml.scores", gguf::MetaValue::array_of(v.scores));
+        if (v.charsmap)
+            w.add("tokenizer.ggml.precompiled_charsmap", gguf::MetaValue::array_of(*v.charsmap));
+        w.write(dir + "/vocab.gguf");
+        const auto r = testkit::run({GGUFTOOL_EXE, "tokenizer", dir + "/vocab.gguf", dir + "/out"});
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(dir + "/out"));
+    }
+    // The charsmap as an array of another type.
+    const std::string dir = export_dir("bad-ugm");
+    gguf::Writer w;
+    w.add("tokenizer.ggml.model", gguf::MetaValue::str("t5"));
+    w.add("tokenizer.ggml.tokens", gguf::MetaValue::array_of(SmallUgm().tokens));
+    w.add("tokenizer.ggml.precompiled_charsmap",
+          gguf::MetaValue::array_of(std::vector<int32_t>{1, 2, 3}));
+    w.write(dir + "/vocab.gguf");
+    const auto r = testkit::run({GGUFTOOL_EXE, "tokenizer", dir + "/vocab.gguf", dir + "/out"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("tokenizer.ggml.precompiled_charsmap: not an array of uint8"),
+              std::string::npos)
+        << r.err;
 }
 
 }  // namespace
