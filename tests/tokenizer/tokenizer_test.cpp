@@ -239,33 +239,43 @@ std::vector<std::string> common_test_texts() {
         .texts;
 }
 
-class Vectors : public testing::TestWithParam<std::string> {};
+// A test name from a parameter's words.
+std::string test_name(std::string s) {
+    for (char &c : s)
+        if (!isalnum(uint8_t(c))) c = '_';
+    return s;
+}
 
-// Every chunk of the vector file, encoded without special tokens as test-tokenizer-0 does.
-TEST_P(Vectors, TransformersJsMatchesEveryChunk) {
-    const std::string gguf = testkit::llama_vocab_dir() + "/ggml-vocab-" + GetParam() + ".gguf";
+class Vectors : public testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+// Every chunk of the vector file, encoded without special tokens as test-tokenizer-0 does, in each
+// client.
+TEST_P(Vectors, MatchesEveryChunk) {
+    const auto &[name, client] = GetParam();
+    const std::string gguf = testkit::llama_vocab_dir() + "/ggml-vocab-" + name + ".gguf";
     const testkit::VocabVectors v = testkit::read_vocab_vectors(gguf);
     ASSERT_FALSE(v.texts.empty()) << gguf << " has no vectors";
-    const std::string dir = export_dir(GetParam());
+    const std::string dir = export_dir(name + "-" + client);
     tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
-    const Encoded got = tjs_encode(dir, v.texts);
+    const Encoded got = tjs_encode(dir, v.texts, client);
     int matched = 0;
     for (size_t i = 0; i < v.texts.size(); ++i) {
         if (got.ids[i][0] == v.ids[i])
             ++matched;
         else
             ADD_FAILURE() << "chunk " << i << " " << json(v.texts[i]).dump()
-                          << "\n  llama.cpp:       " << show(v.ids[i])
-                          << "\n  transformers.js: " << show(got.ids[i][0]);
+                          << "\n  llama.cpp: " << show(v.ids[i]) << "\n  " << client << ": "
+                          << show(got.ids[i][0]);
     }
-    std::cout << GetParam() << ": " << matched << "/" << v.texts.size() << " vector chunks\n";
+    std::cout << name << " in " << client << ": " << matched << "/" << v.texts.size()
+              << " vector chunks\n";
 }
-INSTANTIATE_TEST_SUITE_P(Llama, Vectors, testing::ValuesIn(kWithVectors), [](const auto &i) {
-    std::string s = i.param;
-    for (char &c : s)
-        if (!isalnum(uint8_t(c))) c = '_';
-    return s;
-});
+INSTANTIATE_TEST_SUITE_P(Llama, Vectors,
+                         testing::Combine(testing::ValuesIn(kWithVectors),
+                                          testing::Values(kTransformersJs, kTokenizers)),
+                         [](const auto &i) {
+                             return test_name(std::get<0>(i.param) + "_" + std::get<1>(i.param));
+                         });
 
 class Live : public testing::TestWithParam<std::string> {};
 
@@ -291,12 +301,8 @@ std::vector<std::string> every_vocab() {
     all.insert(all.end(), kWithoutVectors.begin(), kWithoutVectors.end());
     return all;
 }
-INSTANTIATE_TEST_SUITE_P(Llama, Live, testing::ValuesIn(every_vocab()), [](const auto &i) {
-    std::string s = i.param;
-    for (char &c : s)
-        if (!isalnum(uint8_t(c))) c = '_';
-    return s;
-});
+INSTANTIATE_TEST_SUITE_P(Llama, Live, testing::ValuesIn(every_vocab()),
+                         [](const auto &i) { return test_name(i.param); });
 
 // UGM: nomic-bert-moe's vocabulary (XLM-RoBERTa's SentencePiece unigram: nmt_nfkc charsmap,
 // add_space_prefix and remove_extra_whitespaces on, 46 UNUSED tokens scored -10000) as it is, and
@@ -383,10 +389,8 @@ INSTANTIATE_TEST_SUITE_P(NomicBertMoe, Ugm,
                          testing::Combine(testing::ValuesIn(kUgmVariants),
                                           testing::Values(kTransformersJs, kTokenizers)),
                          [](const auto &i) {
-                             std::string s = std::get<0>(i.param).name + "_" + std::get<1>(i.param);
-                             for (char &ch : s)
-                                 if (!isalnum(uint8_t(ch))) ch = '_';
-                             return s;
+                             return test_name(std::get<0>(i.param).name + "_" +
+                                              std::get<1>(i.param));
                          });
 
 // The Unigram scores: llama.cpp's for the tokens of its Viterbi lattice (NORMAL, UNUSED, and 0 for
