@@ -7,7 +7,8 @@
 #   ./setup.sh --test-deps  installs what the tests need on top (GoogleTest, clang-14 for the
 #                           sanitizer build, xxhsum, Node.js) and the pinned npm packages of
 #                           package-lock.json (npm ci): llama.cpp's prebuilt libggml-base and
-#                           libllama, the ground truth, onnxruntime-node and transformers.js.
+#                           libllama, the ground truth, onnxruntime-node, transformers.js and
+#                           Hugging Face's tokenizers (its Rust library's Node binding, prebuilt).
 #                           tests/run.sh runs it.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -46,7 +47,8 @@ if [ "${1:-}" = "--test-deps" ]; then
     apt_install "${program_packages[@]}" "${test_packages[@]}" "${node[@]}"
     if [ ! -f node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so ] ||
        [ ! -f node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node ] ||
-       [ ! -f node_modules/@huggingface/transformers/package.json ]; then
+       [ ! -f node_modules/@huggingface/transformers/package.json ] ||
+       [ ! -f node_modules/tokenizers/package.json ]; then
         npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
     fi
     exit 0
