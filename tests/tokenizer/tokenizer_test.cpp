@@ -88,9 +88,10 @@ const std::vector<std::string> kUgmTexts = {
     "a\u200Db \uFEFFx",
     "\u0085 a \u0085",
     std::string("a\0b", 3),
-    "\u2581a \u2581\u2581b",            // SentencePiece's space in the text
-    "a  <mask>  b",                     // <mask> strips the spaces on its left
-    "\U0001F999\U0001F999 \U0001F999",  // unknown characters, fused
+    "\u2581a \u2581\u2581b",                  // SentencePiece's space in the text
+    "a  <mask>  b",                           // <mask> strips the spaces on its left
+    "\U0001F999\U0001F999 \U0001F999",        // unknown characters, fused
+    "\uFF54\uFF48\uFF49\uFF4E\uFF47 \uFF13",  // fullwidth: user-defined texts after the charsmap
 };
 
 struct Encoded {
