@@ -1,5 +1,6 @@
 // tokenizer.json, tokenizer_config.json and special_tokens_map.json of a vocabulary (vocab.hpp).
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <unordered_map>
@@ -90,26 +91,20 @@ std::string vocab_text(const std::vector<std::string> &texts) {
     return out + "\n    }";
 }
 
-// UGM: [[piece, score], ...] in id order, with the scores llama.cpp's llm_tokenizer_ugm uses. Its
-// Viterbi lattice holds the NORMAL, USER_DEFINED (scored 0) and UNUSED tokens; Hugging Face's
-// Unigram holds every piece, so the others (control, unknown, byte) get the lattice's lowest score:
-// they lower neither the unknown-token penalty (the lowest score less 10) nor win over a spelling
-// of their text from the lattice's tokens.
+// UGM: [[piece, score], ...] in id order, with the scores of llama.cpp's Viterbi lattice
+// (ugm_lattice_score). Hugging Face's Unigram holds every piece, so those outside the lattice
+// (control, unknown, byte) get the lattice's lowest score: they lower neither the unknown-token
+// penalty (the lowest score less 10) nor win over a spelling of their text from the lattice's.
 std::string unigram_vocab_text(const Vocab &v) {
-    const auto in_lattice = [&](size_t i) {
-        return (v.attrs[i] & (kAttrNormal | kAttrUserDefined | kAttrUnused)) != 0;
-    };
-    const auto score = [&](size_t i) {
-        return v.attrs[i] & kAttrUserDefined ? 0.0 : double(v.scores[i]);
-    };
-    double lowest = 0;
+    double lowest = INFINITY;
     for (size_t i = 0; i < v.tokens.size(); ++i)
-        if (in_lattice(i)) lowest = std::min(lowest, score(i));
+        lowest = std::min(lowest, ugm_lattice_score(v, i).value_or(INFINITY));
+    if (lowest == INFINITY) lowest = 0;  // no lattice: every token outside it
     std::string out = "[";
     for (size_t i = 0; i < v.tokens.size(); ++i) {
         out += i ? ",\n      [" : "\n      [";
         append_string(out, v.tokens[i]);
-        out += ", " + json(in_lattice(i) ? score(i) : lowest).dump() + "]";
+        out += ", " + json(ugm_lattice_score(v, i).value_or(lowest)).dump() + "]";
     }
     return out + "\n    ]";
 }

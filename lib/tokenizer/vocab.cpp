@@ -486,9 +486,9 @@ Vocab read_vocab(const gguf::File &f) {
         if (v.kind == Kind::ugm) {
             need("unk", "tokenizer.ggml.unknown_token_id",
                  "a t5 vocabulary needs its unknown token for characters no token covers");
-            // Its Viterbi scores (USER_DEFINED ones count as 0): JSON holds no infinity or NaN.
+            // Its Viterbi scores: JSON holds no infinity or NaN.
             for (size_t i = 0; i < v.tokens.size(); ++i)
-                if ((v.attrs[i] & (kAttrNormal | kAttrUnused)) && !std::isfinite(v.scores[i]))
+                if (const auto s = ugm_lattice_score(v, i); s && !std::isfinite(*s))
                     r.fail(kScores, "not finite: tokenizer.json cannot hold the Unigram score", i);
         }
         if (v.add_bos) need("bos", "tokenizer.ggml.bos_token_id", "add_bos is on");

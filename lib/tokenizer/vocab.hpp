@@ -55,6 +55,14 @@ struct Vocab {
     }
 };
 
+// UGM: the token's score in llama.cpp's Viterbi lattice (llm_tokenizer_ugm holds the NORMAL,
+// USER_DEFINED and UNUSED tokens, a USER_DEFINED one scored 0), nullopt for a token outside it.
+inline std::optional<double> ugm_lattice_score(const Vocab &v, size_t i) {
+    if (v.attrs[i] & kAttrUserDefined) return 0.0;
+    if (v.attrs[i] & (kAttrNormal | kAttrUnused)) return double(v.scores[i]);
+    return std::nullopt;
+}
+
 // Reads and checks the vocabulary. Throws gguftool::Error naming the file, key and index, also
 // for a model type or pre-tokenizer no tokenizer.json reproduces (saying why).
 Vocab read_vocab(const gguf::File &file);
