@@ -94,6 +94,10 @@ const std::vector<std::string> kUgmTexts = {
     "\uFF54\uFF48\uFF49\uFF4E\uFF47 \uFF13",  // fullwidth: user-defined texts after the charsmap
 };
 
+// The small UGM vocabulary with a hand-made charsmap (UgmCharsmap below).
+const std::vector<std::string> kHandMadeCharsmapTexts = {"A\tab  Ab", "ab\nA", "b a", "AAA",
+                                                         "a\t\tb"};
+
 struct Encoded {
     std::vector<std::vector<std::vector<int>>> ids;  // [text][add_special false/true]
     std::vector<std::string> decoded;
@@ -175,6 +179,9 @@ const std::vector<Known> kKnown = {
      "grapheme rule: \"e\u0302\u0301\" becomes \"\u00EA\", not \"\u1EBF\""},
     {kUgmNoMerge, kTokenizers, kExtraTexts[2], "grapheme rule: \"\\r\\n\" becomes one space"},
     {kUgmNoMerge, kTokenizers, kUgmTexts[12], "grapheme rule: \"\\r\\n\" becomes one space"},
+    {{"hand-made charsmap"}, kTransformersJs, kHandMadeCharsmapTexts[0], "charsmap ignored: A"},
+    {{"hand-made charsmap"}, kTransformersJs, kHandMadeCharsmapTexts[1], "charsmap ignored: A"},
+    {{"hand-made charsmap"}, kTransformersJs, kHandMadeCharsmapTexts[3], "charsmap ignored: A"},
     // UGM without a charsmap (which maps U+2581 to a space): Metaspace adds no "\u2581" before a
     // text that starts with one; llama.cpp does.
     {{"nomic-bert-moe/no-charsmap"}, kTransformersJs, kUgmTexts[17], "a text starting with U+2581"},
@@ -645,14 +652,28 @@ TEST(BadInput, RefusedNamingKeyAndIndex) {
     }
 }
 
-// A small UGM vocabulary: t5's default ids (<pad> 0, </s> 1, <unk> 2) and three pieces, and
-// a charsmap blob whose header, units and strings a case sets.
+// A small UGM vocabulary: t5's default ids (<pad> 0, </s> 1, <unk> 2) and four pieces, and a
+// charsmap blob, made here.
 struct SmallUgm {
-    std::vector<std::string> tokens = {"<pad>", "</s>", "<unk>", "\u2581a", "a", "b"};
-    std::vector<int32_t> types = {3, 3, 2, 1, 1, 1};
-    std::vector<float> scores = {0, 0, 0, -1, -2, -3};
+    std::vector<std::string> tokens = {"<pad>", "</s>", "<unk>", "\u2581a", "a", "b", "\u2581ab"};
+    std::vector<int32_t> types = {3, 3, 2, 1, 1, 1, 1};
+    std::vector<float> scores = {0, 0, 0, -1, -2, -3, -2.5};
     std::optional<std::vector<uint8_t>> charsmap;
 };
+void write_small_ugm(const SmallUgm &v, const std::string &path) {
+    gguf::Writer w;
+    w.add("general.architecture", gguf::MetaValue::str("t5"));
+    w.add("tokenizer.ggml.model", gguf::MetaValue::str("t5"));
+    w.add("tokenizer.ggml.tokens", gguf::MetaValue::array_of(v.tokens));
+    w.add("tokenizer.ggml.token_type", gguf::MetaValue::array_of(v.types));
+    w.add("tokenizer.ggml.scores", gguf::MetaValue::array_of(v.scores));
+    w.add("tokenizer.ggml.add_space_prefix", gguf::MetaValue::boolean(true));
+    w.add("tokenizer.ggml.remove_extra_whitespaces", gguf::MetaValue::boolean(true));
+    if (v.charsmap)
+        w.add("tokenizer.ggml.precompiled_charsmap", gguf::MetaValue::array_of(*v.charsmap));
+    w.write(path);
+}
+// The blob: the trie's byte count (as given), its units, the replacement strings.
 std::vector<uint8_t> charsmap_blob(uint32_t trie_bytes, const std::vector<uint32_t> &units,
                                    const std::string &strings) {
     std::vector<uint8_t> b;
@@ -664,10 +685,42 @@ std::vector<uint8_t> charsmap_blob(uint32_t trie_bytes, const std::vector<uint32
     b.insert(b.end(), strings.begin(), strings.end());
     return b;
 }
+// A darts-clone double array of 256 units by hand: the root's children at unit c (label c, a
+// leaf), each key's replacement offset in the unit its base points to (bit 31 set).
+std::vector<uint32_t> charsmap_units(const std::vector<std::pair<uint8_t, uint32_t>> &keys) {
+    std::vector<uint32_t> units(256, 0);
+    uint32_t free_unit = 200;
+    for (const auto &[c, offset] : keys) {
+        const uint32_t child = free_unit++;
+        units[c] = c | 1u << 8 | (c ^ child) << 10;
+        units[child] = 1u << 31 | offset;
+    }
+    return units;
+}
+
+// A hand-made charsmap ("\t" and "\n" to a space, "A" to "a"): Hugging Face's tokenizers reads it
+// from the base64 and tokenizes as llama.cpp; transformers.js ignores it (kKnown).
+TEST(UgmCharsmap, HandMadeMatchesLlamaCpp) {
+    SmallUgm v;
+    v.charsmap = charsmap_blob(1024, charsmap_units({{'\t', 0}, {'\n', 0}, {'A', 2}}),
+                               std::string(" \0a\0", 4));
+    for (const std::string &client : {kTransformersJs, kTokenizers}) {
+        SCOPED_TRACE(client);
+        const std::string dir = export_dir("ugm-hand-made-" + client);
+        write_small_ugm(v, dir + "/vocab.gguf");
+        tokenizer::write_tokenizer_files(gguf::Model::open(dir + "/vocab.gguf"), dir);
+        const Counts c = compare_live(dir + "/vocab.gguf", dir, kHandMadeCharsmapTexts,
+                                      "hand-made charsmap", true, client);
+        std::cout << "hand-made charsmap in " << client << ": " << c.matched << "/" << c.total
+                  << " encodings; " << c.roundtrips << "/" << c.roundtrip_total << " round trips; "
+                  << c.known << " texts with a known difference\n";
+        EXPECT_EQ(c.known, client == kTransformersJs ? 3 : 0);
+    }
+}
 
 // Bad UGM input: exit 1 naming the key (and index or trie unit), nothing written.
 TEST(BadInput, UgmRefusedNamingKey) {
-    std::vector<uint32_t> units(256, 0);  // a root whose base is 0 and no child
+    const std::vector<uint32_t> units = charsmap_units({});  // a root whose base is 0, no child
     std::vector<uint32_t> far = units, dangling = units;
     far[0] = 1000u << 10;          // the root's children past the 256 units
     dangling[65] = 65u | 1u << 8;  // "A" is a key; its replacement offset (unit 65) is 321
@@ -708,14 +761,7 @@ TEST(BadInput, UgmRefusedNamingKey) {
         const std::string dir = export_dir("bad-ugm");
         SmallUgm v;
         c.mutate(v);
-        gguf::Writer w;
-        w.add("tokenizer.ggml.model", gguf::MetaValue::str("t5"));
-        w.add("tokenizer.ggml.tokens", gguf::MetaValue::array_of(v.tokens));
-        w.add("tokenizer.ggml.token_type", gguf::MetaValue::array_of(v.types));
-        w.add("tokenizer.ggml.scores", gguf::MetaValue::array_of(v.scores));
-        if (v.charsmap)
-            w.add("tokenizer.ggml.precompiled_charsmap", gguf::MetaValue::array_of(*v.charsmap));
-        w.write(dir + "/vocab.gguf");
+        write_small_ugm(v, dir + "/vocab.gguf");
         const auto r = testkit::run({GGUFTOOL_EXE, "tokenizer", dir + "/vocab.gguf", dir + "/out"});
         EXPECT_EQ(r.status, 1) << r.err;
         EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
