@@ -1,8 +1,8 @@
 // gguftool's tokenizer export against llama.cpp: its own test vectors (models/ggml-vocab-*.gguf
-// with .inp/.out, from the pinned release's source: llama_vocabs.hpp) tokenized by transformers.js
-// from the exported files, and llama_tokenize of libllama (a vocab-only load) on more text, with
-// and without BOS/EOS, plus detokenization. The UGM vocabulary also in Hugging Face's own (Rust)
-// tokenizers. Then the refusals and bad input.
+// with .inp/.out, from the pinned release's source: llama_vocabs.hpp) tokenized from the exported
+// files by transformers.js and by Hugging Face's Rust tokenizers, and llama_tokenize of libllama (a
+// vocab-only load) on more text, with and without BOS/EOS, plus detokenization, in transformers.js
+// (the UGM vocabulary in both clients). Then the refusals and bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -104,8 +104,8 @@ struct Encoded {
 };
 
 // A client (transformers.js unless said) on the files in `dir`.
-Encoded tjs_encode(const std::string &dir, const std::vector<std::string> &texts,
-                   const std::string &client = kTransformersJs) {
+Encoded encode(const std::string &dir, const std::vector<std::string> &texts,
+               const std::string &client = kTransformersJs) {
     if (kNode.empty()) throw std::runtime_error("node was not found by CMake");
     testkit::ProcessOptions o;
     o.stdin_data = json{{"texts", texts}, {"add_special", {false, true}}}.dump();
@@ -202,7 +202,7 @@ Counts compare_live(const std::string &gguf, const std::string &dir,
     reference::LlamaModel::Options opt;
     opt.vocab_only = true;
     const reference::LlamaModel m(llama(), gguf, opt);
-    const Encoded got = tjs_encode(dir, texts, client);
+    const Encoded got = encode(dir, texts, client);
     Counts c;
     for (size_t i = 0; i < texts.size(); ++i) {
         std::vector<std::vector<int>> want;
@@ -265,7 +265,7 @@ TEST_P(Vectors, MatchesEveryChunk) {
     ASSERT_FALSE(v.texts.empty()) << gguf << " has no vectors";
     const std::string dir = export_dir(name + "-" + client);
     tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
-    const Encoded got = tjs_encode(dir, v.texts, client);
+    const Encoded got = encode(dir, v.texts, client);
     int matched = 0;
     for (size_t i = 0; i < v.texts.size(); ++i) {
         if (got.ids[i][0] == v.ids[i])
