@@ -7,8 +7,9 @@
 #   ./setup.sh --test-deps  installs what the tests need on top (GoogleTest, clang-14 for the
 #                           sanitizer build, xxhsum, Node.js) and the pinned npm packages of
 #                           package-lock.json (npm ci): llama.cpp's prebuilt libggml-base and
-#                           libllama, the ground truth, onnxruntime-node and transformers.js, and
-#                           puppeteer-core, which drives chromium for the browser test.
+#                           libllama, the ground truth, onnxruntime-node, transformers.js,
+#                           Hugging Face's tokenizers (its Rust library's Node binding, prebuilt)
+#                           and puppeteer-core, which drives chromium for the browser test.
 #                           tests/run.sh runs it.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -49,7 +50,8 @@ if [ "${1:-}" = "--test-deps" ]; then
     if [ ! -f node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so ] ||
        [ ! -f node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node ] ||
        [ ! -f node_modules/@huggingface/transformers/package.json ] ||
-       [ ! -f node_modules/puppeteer-core/package.json ]; then
+       [ ! -f node_modules/puppeteer-core/package.json ] ||
+       [ ! -f node_modules/tokenizers/package.json ]; then
         npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
     fi
     exit 0

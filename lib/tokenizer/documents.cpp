@@ -1,5 +1,6 @@
 // tokenizer.json, tokenizer_config.json and special_tokens_map.json of a vocabulary (vocab.hpp).
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <unordered_map>
@@ -29,6 +30,20 @@ json byte_level() {
 
 bool special_cache(uint32_t attr) {
     return attr & (kAttrControl | kAttrUserDefined | kAttrUnknown);
+}
+
+std::string base64(std::string_view bytes) {
+    static constexpr char kDigits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+        const size_t n = std::min<size_t>(3, bytes.size() - i);
+        uint32_t w = 0;
+        for (size_t k = 0; k < 3; ++k) w = w << 8 | (k < n ? uint8_t(bytes[i + k]) : 0u);
+        for (size_t k = 0; k < 4; ++k) out += k <= n ? kDigits[(w >> (18 - 6 * k)) & 63] : '=';
+    }
+    return out;
 }
 
 // The token texts as tokenizer.json's model holds them: WordPiece wants "##" continuations where
@@ -74,6 +89,24 @@ std::string vocab_text(const std::vector<std::string> &texts) {
         out += ": " + std::to_string(i);
     }
     return out + "\n    }";
+}
+
+// UGM: [[piece, score], ...] in id order, with the scores of llama.cpp's Viterbi lattice
+// (ugm_lattice_score). Hugging Face's Unigram holds every piece, so those outside the lattice
+// (control, unknown, byte) get the lattice's lowest score: they lower neither the unknown-token
+// penalty (the lowest score less 10) nor win over a spelling of their text from the lattice's.
+std::string unigram_vocab_text(const Vocab &v) {
+    double lowest = INFINITY;
+    for (size_t i = 0; i < v.tokens.size(); ++i)
+        lowest = std::min(lowest, ugm_lattice_score(v, i).value_or(INFINITY));
+    if (lowest == INFINITY) lowest = 0;  // no lattice: every token outside it
+    std::string out = "[";
+    for (size_t i = 0; i < v.tokens.size(); ++i) {
+        out += i ? ",\n      [" : "\n      [";
+        append_string(out, v.tokens[i]);
+        out += ", " + json(ugm_lattice_score(v, i).value_or(lowest)).dump() + "]";
+    }
+    return out + "\n    ]";
 }
 
 std::string merges_text(const std::vector<std::pair<std::string_view, std::string_view>> &merges) {
@@ -192,6 +225,21 @@ json bpe_model(const Vocab &v, bool byte_fallback, bool ignore_merges) {
             {"merges", kMergesHere}};
 }
 
+json unigram_model(const Vocab &v) {
+    return {{"type", "Unigram"},
+            {"unk_id", v.id("unk")},
+            {"byte_fallback", false},  // llama.cpp's UGM has none: an unknown character is <unk>
+            {"vocab", kVocabHere}};
+}
+
+// "▁" back to spaces, <0xXX> tokens to bytes, and the space add_space_prefix put in front dropped.
+json spm_decoder(const Vocab &v) {
+    json d = json::array({replace(kSpace, " "), {{"type", "ByteFallback"}}, {{"type", "Fuse"}}});
+    if (v.add_space_prefix)
+        d.push_back({{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}});
+    return {{"type", "Sequence"}, {"decoders", d}};
+}
+
 std::string dump(const json &j, const Vocab &v, const char *what) {
     try {
         return j.dump(2) + "\n";
@@ -211,8 +259,8 @@ std::pair<size_t, size_t> placeholder(const std::string &doc, const char *mark, 
 
 std::string tokenizer_json(const Vocab &v) {
     json normalizer = nullptr, pre_tokenizer = nullptr, model, decoder;
-    std::string merges;  // none for WordPiece
-    const json strip_space = {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}};
+    std::string merges;  // none for WordPiece and Unigram
+    std::string vocab;   // the model's vocab, as text
     switch (v.kind) {
         case Kind::spm: {
             // Prepend + Replace rather than Metaspace: Metaspace prepends only to a piece that does
@@ -224,10 +272,47 @@ std::string tokenizer_json(const Vocab &v) {
             normalizer = {{"type", "Sequence"}, {"normalizers", seq}};
             model = bpe_model(v, true, false);
             merges = merges_text(spm_merges(v));
-            json d =
-                json::array({replace(kSpace, " "), {{"type", "ByteFallback"}}, {{"type", "Fuse"}}});
-            if (v.add_space_prefix) d.push_back(strip_space);
-            decoder = {{"type", "Sequence"}, {"decoders", d}};
+            decoder = spm_decoder(v);
+            break;
+        }
+        case Kind::ugm: {
+            // llm_tokenizer_ugm_session::normalize: the charsmap (longest match), then the spaces,
+            // as "▁"; one "▁" before the text with add_space_prefix, before every word with
+            // remove_extra_whitespaces. Metaspace puts it before each piece of text between special
+            // tokens that does not start with "▁" (as llama.cpp normalizes each such piece), and
+            // not before an empty one.
+            json seq = json::array();
+            if (!v.charsmap.empty())
+                seq.push_back(
+                    {{"type", "Precompiled"}, {"precompiled_charsmap", base64(v.charsmap)}});
+            const bool prepend = v.add_space_prefix || v.remove_extra_whitespaces;
+            pre_tokenizer = {{"type", "Metaspace"},
+                             {"replacement", kSpace},
+                             {"prepend_scheme", prepend ? "always" : "never"},
+                             {"split", false}};
+            if (v.remove_extra_whitespaces) {
+                // Spaces dropped at both ends and each run inside made one "▁": then Metaspace's
+                // "▁" in front makes one before every word.
+                seq.push_back({{"type", "Replace"},
+                               {"pattern", {{"Regex", "\\A +| +\\z"}}},
+                               {"content", ""}});
+                seq.push_back(
+                    {{"type", "Replace"}, {"pattern", {{"Regex", " +"}}}, {"content", kSpace}});
+            } else if (v.add_space_prefix) {
+                // llama.cpp puts the "▁" before the first character that is not a space, so none
+                // before a text of spaces only: leading spaces a piece of their own, which starts
+                // with "▁" when Metaspace comes to it.
+                pre_tokenizer = {{"type", "Sequence"},
+                                 {"pretokenizers", json::array({{{"type", "Split"},
+                                                                 {"pattern", {{"Regex", "\\A +"}}},
+                                                                 {"behavior", "Isolated"},
+                                                                 {"invert", false}},
+                                                                pre_tokenizer})}};
+            }
+            if (!seq.empty()) normalizer = {{"type", "Sequence"}, {"normalizers", seq}};
+            model = unigram_model(v);
+            vocab = unigram_vocab_text(v);
+            decoder = spm_decoder(v);
             break;
         }
         case Kind::bpe: {
@@ -283,7 +368,7 @@ std::string tokenizer_json(const Vocab &v) {
                                   : placeholder(text, kMergesHere, std::string::npos);
     const auto at = placeholder(text, kVocabHere, m.first);
     if (!merges.empty()) text.replace(m.first, m.second, merges);  // the later one first
-    text.replace(at.first, at.second, vocab_text(model_texts(v)));
+    text.replace(at.first, at.second, vocab.empty() ? vocab_text(model_texts(v)) : vocab);
     return text;
 }
 

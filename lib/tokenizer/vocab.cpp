@@ -19,9 +19,6 @@ struct RefusedModel {
     std::string_view name, why;
 };
 constexpr RefusedModel kRefusedModels[] = {
-    {"t5",
-     "UGM (T5/SentencePiece unigram): transformers.js ignores the precompiled charsmap and takes "
-     "its unknown-token penalty over all scores, so no tokenizer.json tokenizes as llama.cpp does"},
     {"rwkv", "RWKV's greedy byte-trie tokenizer has no tokenizer.json model"},
     {"plamo2", "PLaMo-2's suffix-table tokenizer has no tokenizer.json model"},
     {"hybriddna", "llama.cpp tokenizes it with a custom k-mer session"},
@@ -196,6 +193,7 @@ constexpr std::string_view kTokens = "tokenizer.ggml.tokens";
 constexpr std::string_view kScores = "tokenizer.ggml.scores";
 constexpr std::string_view kTypes = "tokenizer.ggml.token_type";
 constexpr std::string_view kMerges = "tokenizer.ggml.merges";
+constexpr std::string_view kCharsmap = "tokenizer.ggml.precompiled_charsmap";
 
 void read_tokens(const Reader &r, Vocab &v) {
     const gguf::Value *tokens = r.array(kTokens, {ValueType::string});
@@ -269,6 +267,66 @@ void read_merges(const Reader &r, Vocab &v) {
         v.merges.emplace_back(std::string(s.substr(0, at)), std::string(s.substr(at + 1)));
         ++i;
     });
+}
+
+// UGM's SentencePiece normalization rules: a u32 (little-endian) byte count, that many bytes of
+// XCDA trie (darts-clone's double array: u32 units), then the NUL-terminated replacement strings.
+// Checked as llama.cpp's load checks it, as Hugging Face's reader (spm_precompiled's
+// Precompiled::from) needs it (the trie in whole units, the strings UTF-8), and walked: every unit
+// a text can reach and every replacement a key names lie inside the blob (llama.cpp's
+// normalize_prefix throws at tokenization, Hugging Face's panics, on one that does not).
+void read_charsmap(const Reader &r, Vocab &v) {
+    const gguf::Value *m = r.array(kCharsmap, {ValueType::uint8, ValueType::int8});
+    if (!m) return;
+    const uint64_t n = m->array_size();
+    const auto *p = m->data();
+    const auto u32 = [&](uint64_t at) {
+        return uint32_t(p[at]) | uint32_t(p[at + 1]) << 8 | uint32_t(p[at + 2]) << 16 |
+               uint32_t(p[at + 3]) << 24;
+    };
+    if (n < 4) r.fail(kCharsmap, std::to_string(n) + " bytes: too small for the trie size header");
+    const uint64_t trie = u32(0);
+    if (trie + 4 >= n)
+        r.fail(kCharsmap, "the trie size " + std::to_string(trie) +
+                              " leaves no replacement strings in its " + std::to_string(n) +
+                              " bytes");
+    if (trie % 4 != 0)
+        r.fail(kCharsmap, "the trie size " + std::to_string(trie) + " is not a multiple of 4");
+    v.charsmap.assign(reinterpret_cast<const char *>(p), n);
+    const std::string_view strings = std::string_view(v.charsmap).substr(4 + trie);
+    if (!valid_utf8(strings)) r.fail(kCharsmap, "its replacement strings are not valid UTF-8");
+
+    const uint64_t units = trie / 4;
+    if (units == 0) return;
+    const auto unit = [&](uint64_t i) { return u32(4 + 4 * i); };
+    const auto base = [](uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); };
+    const auto bad = [&](uint64_t i, const std::string &what) {
+        r.fail(kCharsmap, "trie unit " + std::to_string(i) + ": " + what);
+    };
+    std::vector<bool> seen(units);
+    std::vector<uint64_t> todo = {base(unit(0))};
+    while (!todo.empty()) {
+        const uint64_t node = todo.back();
+        todo.pop_back();
+        if (node >= units) bad(node, "past the trie's " + std::to_string(units) + " units");
+        if (seen[node]) continue;
+        seen[node] = true;
+        for (uint32_t c = 1; c < 256; ++c) {
+            const uint64_t at = node ^ c;
+            if (at >= units) bad(at, "past the trie's " + std::to_string(units) + " units");
+            const uint32_t u = unit(at);
+            if ((u & ((1u << 31) | 0xFF)) != c) continue;  // not a child of `node`
+            const uint64_t child = at ^ base(u);
+            if (child >= units) bad(child, "past the trie's " + std::to_string(units) + " units");
+            if ((u >> 8) & 1) {  // a key ends here: the child holds its replacement's offset
+                const uint64_t offset = unit(child) & ((1u << 31) - 1);
+                if (offset >= strings.size() || strings.find('\0', offset) == std::string::npos)
+                    bad(child, "its replacement string at " + std::to_string(offset) +
+                                   " is not a NUL-terminated string inside the blob");
+            }
+            todo.push_back(child);
+        }
+    }
 }
 
 // llama.cpp's load-time attribute rules, after the types are read and the ids are known.
@@ -358,6 +416,11 @@ Vocab read_vocab(const gguf::File &f) {
         v.kind = Kind::spm;
         defaults = {{"bos", 1}, {"eos", 2}, {"unk", 0}};
         v.add_bos = true, v.add_space_prefix = true;
+    } else if (v.model == "t5") {
+        v.kind = Kind::ugm;
+        defaults = {{"eos", 1}, {"unk", 2}, {"pad", 0}};
+        v.add_eos = true;
+        read_charsmap(r, v);
     } else if (v.model == "bert") {
         v.kind = Kind::wpm;
         defaults = {{"bos", 101}, {"unk", 100}, {"sep", 102}, {"pad", 0}, {"mask", 103}};
@@ -402,7 +465,9 @@ Vocab read_vocab(const gguf::File &f) {
     if (const auto b = r.boolean("tokenizer.ggml.add_sep_token")) v.add_sep = *b;
     if (v.pre_row && v.pre_row->flags.force_add_bos) v.add_bos = true;  // even over the key
     if (const auto b = r.boolean("tokenizer.ggml.add_space_prefix"))
-        if (v.kind == Kind::spm) v.add_space_prefix = *b;
+        if (v.kind == Kind::spm || v.kind == Kind::ugm) v.add_space_prefix = *b;
+    v.remove_extra_whitespaces =
+        r.boolean("tokenizer.ggml.remove_extra_whitespaces").value_or(false);
     // llama_vocab::normalizer_options: both on unless the keys say otherwise.
     v.lowercase = r.boolean("tokenizer.ggml.normalizer.lowercase").value_or(true);
     v.strip_accents = r.boolean("tokenizer.ggml.normalizer.strip_accents").value_or(v.lowercase);
@@ -418,6 +483,14 @@ Vocab read_vocab(const gguf::File &f) {
         need("sep", "tokenizer.ggml.seperator_token_id", "a bert vocabulary adds [SEP]");
         need("unk", "tokenizer.ggml.unknown_token_id", "a bert vocabulary needs [UNK]");
     } else {
+        if (v.kind == Kind::ugm) {
+            need("unk", "tokenizer.ggml.unknown_token_id",
+                 "a t5 vocabulary needs its unknown token for characters no token covers");
+            // Its Viterbi scores: JSON holds no infinity or NaN.
+            for (size_t i = 0; i < v.tokens.size(); ++i)
+                if (const auto s = ugm_lattice_score(v, i); s && !std::isfinite(*s))
+                    r.fail(kScores, "not finite: tokenizer.json cannot hold the Unigram score", i);
+        }
         if (v.add_bos) need("bos", "tokenizer.ggml.bos_token_id", "add_bos is on");
         if (v.add_eos) need("eos", "tokenizer.ggml.eos_token_id", "add_eos is on");
     }

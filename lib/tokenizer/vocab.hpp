@@ -27,7 +27,7 @@ enum Attr : uint32_t {
     kAttrRstrip = 1u << 8,
 };
 
-enum class Kind { spm, bpe, wpm };
+enum class Kind { spm, bpe, wpm, ugm };
 
 struct Vocab {
     std::string file;
@@ -42,6 +42,8 @@ struct Vocab {
     std::map<std::string, int64_t> ids;  // "bos", "eos", "unk", ...: the set ones
     bool add_bos = false, add_eos = false, add_sep = false, add_space_prefix = false;
     bool clean_spaces = false, ignore_merges = false;
+    bool remove_extra_whitespaces = false;  // UGM's whitespace handling
+    std::string charsmap;  // UGM: tokenizer.ggml.precompiled_charsmap's bytes ("" when absent)
     bool lowercase = false, strip_accents = false;  // WPM's normalizer
     std::string chat_template;                      // "" when absent
     std::vector<std::pair<std::string, std::string>> named_templates;
@@ -52,6 +54,14 @@ struct Vocab {
         return it == ids.end() ? -1 : it->second;
     }
 };
+
+// UGM: the token's score in llama.cpp's Viterbi lattice (llm_tokenizer_ugm holds the NORMAL,
+// USER_DEFINED and UNUSED tokens, a USER_DEFINED one scored 0), nullopt for a token outside it.
+inline std::optional<double> ugm_lattice_score(const Vocab &v, size_t i) {
+    if (v.attrs[i] & kAttrUserDefined) return 0.0;
+    if (v.attrs[i] & (kAttrNormal | kAttrUnused)) return double(v.scores[i]);
+    return std::nullopt;
+}
 
 // Reads and checks the vocabulary. Throws gguftool::Error naming the file, key and index, also
 // for a model type or pre-tokenizer no tokenizer.json reproduces (saying why).

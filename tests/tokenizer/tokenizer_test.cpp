@@ -1,14 +1,19 @@
 // gguftool's tokenizer export against llama.cpp: its own test vectors (models/ggml-vocab-*.gguf
-// with .inp/.out, from the pinned release's source: llama_vocabs.hpp) tokenized by transformers.js
-// from the exported files, and llama_tokenize of libllama (a vocab-only load) on more text, with
-// and without BOS/EOS, plus detokenization. Then the refusals and bad input.
+// with .inp/.out, from the pinned release's source: llama_vocabs.hpp) tokenized from the exported
+// files by transformers.js and by Hugging Face's Rust tokenizers, and llama_tokenize of libllama (a
+// vocab-only load) on more text, with and without BOS/EOS, plus detokenization, in transformers.js
+// (the UGM vocabulary in both clients). Then the refusals and bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <tuple>
 
 #include "gguftool/gguf_writer.hpp"
 #include "gguftool/llama_reference.hpp"
@@ -24,7 +29,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const std::string kNode = GGUFTOOL_NODE;
-const std::string kDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/tokenizer/tokenize_tjs.mjs";
+const std::string kDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/tokenizer/tokenize.mjs";
+
+// The clients of tokenizer.json (tokenize.mjs).
+const std::string kTransformersJs = "transformers.js";
+const std::string kTokenizers = "tokenizers";  // Hugging Face's Rust tokenizers (npm binding)
 
 // The vocabularies of llama.cpp's tree with vectors, and those without (live comparison only).
 const std::vector<std::string> kWithVectors = {
@@ -32,6 +41,8 @@ const std::vector<std::string> kWithVectors = {
     "gemma-4",  "gpt-2",     "llama-bpe",      "llama-spm",    "mpt",
     "phi-3",    "qwen2",     "qwen35",         "refact",       "starcoder"};
 const std::vector<std::string> kWithoutVectors = {"aquila", "baichuan", "gpt-neox"};
+// The UGM (t5) one, without vectors: compared live in both clients, with variants (Ugm below).
+const std::string kUgmVocab = "nomic-bert-moe";
 
 // Text beyond the vectors: multilingual, code, whitespace runs, emoji, numbers, chat markup.
 const std::vector<std::string> kExtraTexts = {
@@ -58,19 +69,49 @@ const std::vector<std::string> kExtraTexts = {
     "a",
 };
 
+// UGM: text on the edges of the charsmap, the whitespace rules and the unknown-token path.
+const std::vector<std::string> kUgmTexts = {
+    "\U0001FBF0\U0001FBF1 \u32FF \uA7F1",          // compatibility mappings newer than the charsmap
+    "s\u0301 \uFF53\u0301 \uFF21\u0308",           // mapped base, then a combining mark
+    "e\u0301 a\u0323\u0302 \uFB01 \u00BD \u2460",  // compositions, ligature, fraction, circled
+    "\u1100\u1161\u11A8 \u1100\u1161",             // Hangul jamo composing to syllables
+    "Tie\u0302\u0301ng Vie\u0323\u0302t",          // Vietnamese, decomposed
+    "\u0E2A\u0E27\u0E31\u0E2A\u0E14\u0E35",        // Thai
+    "\u0645\u064E\u0631\u0652\u062D\u064E\u0628\u064B\u0627",              // Arabic with harakat
+    "\uFF48\uFF45\uFF4C\uFF4C\uFF4F\u3000\uFF57\uFF4F\uFF52\uFF4C\uFF44",  // fullwidth
+    "\u216B \u338F \u337B",          // Roman numeral, squared unit, era name
+    "\uFF5E ~ \u301C",               // the tildes
+    "\uFF1Cs\uFF1E \uFF1C/s\uFF1E",  // spelling <s> and </s> in fullwidth
+    "[PAD250001] x",                 // an UNUSED token's text
+    "x\r\ny",
+    "x\u00A0\u00A0y",
+    "a\u200Db \uFEFFx",
+    "\u0085 a \u0085",
+    std::string("a\0b", 3),
+    "\u2581a \u2581\u2581b",                  // SentencePiece's space in the text
+    "a  <mask>  b",                           // <mask> strips the spaces on its left
+    "\U0001F999\U0001F999 \U0001F999",        // unknown characters, fused
+    "\uFF54\uFF48\uFF49\uFF4E\uFF47 \uFF13",  // fullwidth: user-defined texts after the charsmap
+};
+
+// The small UGM vocabulary with a hand-made charsmap (UgmCharsmap below).
+const std::vector<std::string> kHandMadeCharsmapTexts = {"A\tab  Ab", "ab\nA", "b a", "AAA",
+                                                         "a\t\tb"};
+
 struct Encoded {
     std::vector<std::vector<std::vector<int>>> ids;  // [text][add_special false/true]
     std::vector<std::string> decoded;
 };
 
-// transformers.js on the files in `dir`.
-Encoded tjs_encode(const std::string &dir, const std::vector<std::string> &texts) {
+// A client (transformers.js unless said) on the files in `dir`.
+Encoded encode(const std::string &dir, const std::vector<std::string> &texts,
+               const std::string &client = kTransformersJs) {
     if (kNode.empty()) throw std::runtime_error("node was not found by CMake");
     testkit::ProcessOptions o;
     o.stdin_data = json{{"texts", texts}, {"add_special", {false, true}}}.dump();
     o.timeout = std::chrono::minutes(5);
-    const testkit::ProcessResult r = testkit::run({kNode, kDriver, dir}, o);
-    if (r.status != 0) throw std::runtime_error("transformers.js failed: " + r.err);
+    const testkit::ProcessResult r = testkit::run({kNode, kDriver, dir, client}, o);
+    if (r.status != 0) throw std::runtime_error(client + " failed: " + r.err);
     const json j = json::parse(r.out);
     return {j["ids"].get<std::vector<std::vector<std::vector<int>>>>(),
             j["decoded"].get<std::vector<std::string>>()};
@@ -99,95 +140,150 @@ std::string show(const std::vector<int> &ids) {
     return s;
 }
 
-// Compares transformers.js with llama.cpp live on `texts` (parse_special on, add_special off and
-// on) and the round trip; returns the counts for the report.
+// Compares a client with llama.cpp live on `texts` (parse_special on, add_special off and on) and
+// the round trip; returns the counts for the report.
 struct Counts {
     int matched = 0, total = 0, roundtrips = 0, roundtrip_total = 0, known = 0;
 };
-// Known differences, each with its reason; counted and reported, not failed.
+// Known differences, each with its cause: the text must tokenize differently in that client (with
+// or without BOS/EOS) for each of the vocabularies, so that a new difference fails and so does one
+// that goes away.
 struct Known {
-    std::string vocab;
-    size_t extra_text;  // index into kExtraTexts
+    std::vector<std::string> vocabs;
+    std::string client, text;
     const char *why;
 };
+// The UGM variants (Ugm below) with nomic-bert-moe's charsmap, and those keeping every space.
+const std::vector<std::string> kUgmCharsmap = {
+    "nomic-bert-moe", "nomic-bert-moe/no-merge", "nomic-bert-moe/no-merge-no-prefix",
+    "nomic-bert-moe/merge-no-prefix", "nomic-bert-moe/user-defined"};
+const std::vector<std::string> kUgmNoMerge = {"nomic-bert-moe/no-merge",
+                                              "nomic-bert-moe/no-merge-no-prefix"};
 const std::vector<Known> kKnown = {
     // WPM with strip_accents: llama.cpp's NFD table leaves Hangul syllables whole and strips
     // every mark; transformers.js's NFD decomposes Hangul into jamo and keeps spacing marks.
-    {"bert-bge", 7, "NFD of Hangul"},
-    {"bert-bge", 8, "Devanagari marks under strip_accents"},
+    {{"bert-bge"}, kTransformersJs, kExtraTexts[7], "NFD of Hangul"},
+    {{"bert-bge"}, kTransformersJs, kExtraTexts[8], "Devanagari marks under strip_accents"},
+    // UGM in transformers.js: its Precompiled ignores the charsmap and applies node's NFKC (with
+    // the charsmap's control and space rules), whose Unicode is newer than the charsmap's.
+    {kUgmCharsmap, kTransformersJs, kUgmTexts[0], "NFKC mappings newer than the charsmap"},
+    // UGM in Hugging Face's tokenizers (normalizers/precompiled.rs): a grapheme cluster under 6
+    // bytes is replaced whole by the replacement of its shortest prefix in the charsmap, a longer
+    // one character by character; llama.cpp (as SentencePiece) replaces the longest prefix of the
+    // text and goes on after it.
+    {kUgmCharsmap, kTokenizers, kUgmTexts[1], "grapheme rule: \"\uFF53\u0301\" becomes \"s\""},
+    {kUgmCharsmap, kTokenizers, kUgmTexts[2],
+     "grapheme rule: \"a\u0323\u0302\" becomes \"\u1EA1\", not \"\u1EAD\""},
+    {kUgmCharsmap, kTokenizers, kUgmTexts[3], "grapheme rule: Hangul jamo are not composed"},
+    {kUgmCharsmap, kTokenizers, kUgmTexts[4],
+     "grapheme rule: \"e\u0302\u0301\" becomes \"\u00EA\", not \"\u1EBF\""},
+    {kUgmNoMerge, kTokenizers, kExtraTexts[2], "grapheme rule: \"\\r\\n\" becomes one space"},
+    {kUgmNoMerge, kTokenizers, kUgmTexts[12], "grapheme rule: \"\\r\\n\" becomes one space"},
+    {{"hand-made charsmap"}, kTransformersJs, kHandMadeCharsmapTexts[0], "charsmap ignored: A"},
+    {{"hand-made charsmap"}, kTransformersJs, kHandMadeCharsmapTexts[1], "charsmap ignored: A"},
+    {{"hand-made charsmap"}, kTransformersJs, kHandMadeCharsmapTexts[3], "charsmap ignored: A"},
+    // UGM without a charsmap (which maps U+2581 to a space): Metaspace adds no "\u2581" before a
+    // text that starts with one; llama.cpp does.
+    {{"nomic-bert-moe/no-charsmap"}, kTransformersJs, kUgmTexts[17], "a text starting with U+2581"},
+    {{"nomic-bert-moe/no-charsmap"}, kTokenizers, kUgmTexts[17], "a text starting with U+2581"},
 };
-bool known(const std::string &vocab, const std::string &text) {
-    return std::any_of(kKnown.begin(), kKnown.end(), [&](const Known &k) {
-        return k.vocab == vocab && kExtraTexts[k.extra_text] == text;
+const Known *known(const std::string &vocab, const std::string &client, const std::string &text) {
+    const auto it = std::find_if(kKnown.begin(), kKnown.end(), [&](const Known &k) {
+        return k.client == client && k.text == text &&
+               std::find(k.vocabs.begin(), k.vocabs.end(), vocab) != k.vocabs.end();
     });
+    return it == kKnown.end() ? nullptr : &*it;
 }
-// roundtrip: whether to hold transformers.js's decoding to llama.cpp's (not for WordPiece, whose
+// roundtrip: whether to hold the client's decoding to llama.cpp's (not for WordPiece, whose
 // decoder drops the space before the first word that llama.cpp keeps).
 Counts compare_live(const std::string &gguf, const std::string &dir,
                     const std::vector<std::string> &texts, const std::string &vocab = "",
-                    bool roundtrip = true) {
+                    bool roundtrip = true, const std::string &client = kTransformersJs) {
     reference::LlamaModel::Options opt;
     opt.vocab_only = true;
     const reference::LlamaModel m(llama(), gguf, opt);
-    const Encoded got = tjs_encode(dir, texts);
+    const Encoded got = encode(dir, texts, client);
     Counts c;
     for (size_t i = 0; i < texts.size(); ++i) {
-        if (known(vocab, texts[i])) {
+        std::vector<std::vector<int>> want;
+        for (int add = 0; add < 2; ++add) {
+            const std::vector<int32_t> w = m.tokenize(texts[i], add == 1, true);
+            want.emplace_back(w.begin(), w.end());
+        }
+        if (const Known *k = known(vocab, client, texts[i])) {
             ++c.known;
+            if (want[0] == got.ids[i][0] && want[1] == got.ids[i][1])
+                ADD_FAILURE() << gguf << ": text " << i << " " << json(texts[i]).dump()
+                              << " is a known difference (" << k->why << ") but " << client
+                              << " now matches llama.cpp: drop it from the list";
             continue;
         }
         for (int add = 0; add < 2; ++add) {
-            const std::vector<int32_t> want = m.tokenize(texts[i], add == 1, true);
-            const std::vector<int> w(want.begin(), want.end());
             ++c.total;
-            if (w == got.ids[i][size_t(add)])
+            if (want[size_t(add)] == got.ids[i][size_t(add)])
                 ++c.matched;
             else
                 ADD_FAILURE() << gguf << ": text " << i << " " << json(texts[i]).dump()
-                              << " add_special=" << add << "\n  llama.cpp:       " << show(w)
-                              << "\n  transformers.js: " << show(got.ids[i][size_t(add)]);
+                              << " add_special=" << add
+                              << "\n  llama.cpp: " << show(want[size_t(add)]) << "\n  " << client
+                              << ": " << show(got.ids[i][size_t(add)]);
         }
-        // Detokenization: where llama.cpp gives the text back, transformers.js must too.
-        const std::vector<int32_t> ids = m.tokenize(texts[i], false, true);
-        if (roundtrip && m.detokenize(ids, false, true) == texts[i]) {
+        // Detokenization: where llama.cpp gives the text back, the client must too.
+        if (roundtrip && m.detokenize(m.tokenize(texts[i], false, true), false, true) == texts[i]) {
             ++c.roundtrip_total;
             if (got.decoded[i] == texts[i])
                 ++c.roundtrips;
             else
                 ADD_FAILURE() << gguf << ": text " << i << " " << json(texts[i]).dump()
-                              << " decodes as " << json(got.decoded[i]).dump();
+                              << " decodes as " << json(got.decoded[i]).dump() << " in " << client;
         }
     }
     return c;
 }
 
-class Vectors : public testing::TestWithParam<std::string> {};
+// llama.cpp's common test text (the .inp of its vector files): for a vocabulary without vectors.
+std::vector<std::string> common_test_texts() {
+    return testkit::read_vocab_vectors(testkit::llama_vocab_dir() + "/ggml-vocab-llama-spm.gguf")
+        .texts;
+}
 
-// Every chunk of the vector file, encoded without special tokens as test-tokenizer-0 does.
-TEST_P(Vectors, TransformersJsMatchesEveryChunk) {
-    const std::string gguf = testkit::llama_vocab_dir() + "/ggml-vocab-" + GetParam() + ".gguf";
+// A test name from a parameter's words.
+std::string test_name(std::string s) {
+    for (char &c : s)
+        if (!isalnum(uint8_t(c))) c = '_';
+    return s;
+}
+
+class Vectors : public testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+// Every chunk of the vector file, encoded without special tokens as test-tokenizer-0 does, in each
+// client.
+TEST_P(Vectors, MatchesEveryChunk) {
+    const auto &[name, client] = GetParam();
+    const std::string gguf = testkit::llama_vocab_dir() + "/ggml-vocab-" + name + ".gguf";
     const testkit::VocabVectors v = testkit::read_vocab_vectors(gguf);
     ASSERT_FALSE(v.texts.empty()) << gguf << " has no vectors";
-    const std::string dir = export_dir(GetParam());
+    const std::string dir = export_dir(name + "-" + client);
     tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
-    const Encoded got = tjs_encode(dir, v.texts);
+    const Encoded got = encode(dir, v.texts, client);
     int matched = 0;
     for (size_t i = 0; i < v.texts.size(); ++i) {
         if (got.ids[i][0] == v.ids[i])
             ++matched;
         else
             ADD_FAILURE() << "chunk " << i << " " << json(v.texts[i]).dump()
-                          << "\n  llama.cpp:       " << show(v.ids[i])
-                          << "\n  transformers.js: " << show(got.ids[i][0]);
+                          << "\n  llama.cpp: " << show(v.ids[i]) << "\n  " << client << ": "
+                          << show(got.ids[i][0]);
     }
-    std::cout << GetParam() << ": " << matched << "/" << v.texts.size() << " vector chunks\n";
+    std::cout << name << " in " << client << ": " << matched << "/" << v.texts.size()
+              << " vector chunks\n";
 }
-INSTANTIATE_TEST_SUITE_P(Llama, Vectors, testing::ValuesIn(kWithVectors), [](const auto &i) {
-    std::string s = i.param;
-    for (char &c : s)
-        if (!isalnum(uint8_t(c))) c = '_';
-    return s;
-});
+INSTANTIATE_TEST_SUITE_P(Llama, Vectors,
+                         testing::Combine(testing::ValuesIn(kWithVectors),
+                                          testing::Values(kTransformersJs, kTokenizers)),
+                         [](const auto &i) {
+                             return test_name(std::get<0>(i.param) + "_" + std::get<1>(i.param));
+                         });
 
 class Live : public testing::TestWithParam<std::string> {};
 
@@ -197,12 +293,14 @@ TEST_P(Live, TransformersJsMatchesLlamaCpp) {
     const std::string dir = export_dir("live-" + GetParam());
     tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
     std::vector<std::string> texts = kExtraTexts;
-    const testkit::VocabVectors v = testkit::read_vocab_vectors(gguf);
+    testkit::VocabVectors v = testkit::read_vocab_vectors(gguf);
+    if (v.texts.empty()) v.texts = common_test_texts();
     texts.insert(texts.end(), v.texts.begin(), v.texts.end());
     const bool wordpiece = GetParam() == "bert-bge";
     const Counts c = compare_live(gguf, dir, texts, GetParam(), !wordpiece);
     std::cout << GetParam() << ": " << c.matched << "/" << c.total
-              << " encodings (extra texts and vector chunks, add_special off and on); "
+              << " encodings (extra texts and vector chunks or llama.cpp's common test text, "
+                 "add_special off and on); "
               << c.roundtrips << "/" << c.roundtrip_total << " round trips; " << c.known
               << " texts with a known difference\n";
 }
@@ -211,12 +309,170 @@ std::vector<std::string> every_vocab() {
     all.insert(all.end(), kWithoutVectors.begin(), kWithoutVectors.end());
     return all;
 }
-INSTANTIATE_TEST_SUITE_P(Llama, Live, testing::ValuesIn(every_vocab()), [](const auto &i) {
-    std::string s = i.param;
-    for (char &c : s)
-        if (!isalnum(uint8_t(c))) c = '_';
-    return s;
-});
+INSTANTIATE_TEST_SUITE_P(Llama, Live, testing::ValuesIn(every_vocab()),
+                         [](const auto &i) { return test_name(i.param); });
+
+// UGM: nomic-bert-moe's vocabulary (XLM-RoBERTa's SentencePiece unigram: nmt_nfkc charsmap,
+// add_space_prefix and remove_extra_whitespaces on, 46 UNUSED tokens scored -10000) as it is, and
+// rewritten to reach the exporter's other rules: the other whitespace settings, no charsmap, and
+// user-defined tokens. In transformers.js and in Hugging Face's Rust tokenizers.
+struct UgmVariant {
+    std::string name;
+    std::optional<bool> add_space_prefix, remove_extra_whitespaces;  // unset: as in the file
+    bool charsmap = true;
+    std::vector<std::string> user_defined;  // tokens made USER_DEFINED
+};
+void PrintTo(const UgmVariant &u, std::ostream *os) {
+    *os << u.name;
+}
+const std::vector<UgmVariant> kUgmVariants = {
+    {"as-is", {}, {}, true, {}},
+    {"no-merge", true, false, true, {}},
+    {"no-merge-no-prefix", false, false, true, {}},
+    {"merge-no-prefix", false, true, true, {}},
+    {"no-charsmap", {}, {}, false, {}},
+    {"user-defined", {}, {}, true, {"ing", "ll", "3"}},
+};
+
+// The variant's GGUF (in `dir`), nomic-bert-moe's metadata with the keys the variant changes.
+std::string write_ugm_variant(const UgmVariant &u, const std::string &dir) {
+    const std::string src = testkit::llama_vocab_dir() + "/ggml-vocab-" + kUgmVocab + ".gguf";
+    if (u.name == "as-is") return src;
+    const auto f = gguf::File::open(src);
+    std::vector<std::string> tokens;
+    f->find("tokenizer.ggml.tokens")->value.for_each_element([&](const gguf::Value &e) {
+        tokens.emplace_back(e.as_string());
+    });
+    gguf::Writer w;
+    const std::pair<const char *, std::optional<bool>> flags[] = {
+        {"tokenizer.ggml.add_space_prefix", u.add_space_prefix},
+        {"tokenizer.ggml.remove_extra_whitespaces", u.remove_extra_whitespaces}};
+    for (const gguf::MetadataEntry &e : f->metadata()) {
+        if (e.key == "tokenizer.ggml.precompiled_charsmap" && !u.charsmap) continue;
+        if (std::any_of(std::begin(flags), std::end(flags),
+                        [&](const auto &fl) { return e.key == fl.first && fl.second; }))
+            continue;
+        if (e.key == "tokenizer.ggml.token_type") {
+            std::vector<int32_t> types;
+            e.value.for_each_element(
+                [&](const gguf::Value &t) { types.push_back(int32_t(t.as_int())); });
+            for (const std::string &t : u.user_defined) {
+                const auto at = std::find(tokens.begin(), tokens.end(), t);
+                if (at == tokens.end()) throw std::runtime_error(t + " is not a token");
+                types[size_t(at - tokens.begin())] = 4;  // USER_DEFINED
+            }
+            w.add(std::string(e.key), gguf::MetaValue::array_of(types));
+            continue;
+        }
+        w.add(gguf::MetadataItem::of(e));
+    }
+    for (const auto &[key, value] : flags)
+        if (value) w.add(key, gguf::MetaValue::boolean(*value));
+    const std::string out = dir + "/vocab.gguf";
+    w.write(out);
+    return out;
+}
+
+class Ugm : public testing::TestWithParam<std::tuple<UgmVariant, std::string>> {};
+
+// The extra texts and llama.cpp's common test text, with and without BOS/EOS, parse_special on.
+TEST_P(Ugm, MatchesLlamaCpp) {
+    const auto &[u, client] = GetParam();
+    const std::string dir = export_dir("ugm-" + u.name + "-" + client);
+    const std::string gguf = write_ugm_variant(u, dir);
+    tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
+    std::vector<std::string> texts = kExtraTexts;
+    const std::vector<std::string> common = common_test_texts();
+    texts.insert(texts.end(), kUgmTexts.begin(), kUgmTexts.end());
+    texts.insert(texts.end(), common.begin(), common.end());
+    const std::string vocab = kUgmVocab + (u.name == "as-is" ? "" : "/" + u.name);
+    const Counts c = compare_live(gguf, dir, texts, vocab, true, client);
+    std::cout << vocab << " in " << client << ": " << c.matched << "/" << c.total
+              << " encodings (extra and UGM texts, llama.cpp's common test text, add_special off "
+                 "and on); "
+              << c.roundtrips << "/" << c.roundtrip_total << " round trips; " << c.known
+              << " texts with a known difference\n";
+}
+INSTANTIATE_TEST_SUITE_P(NomicBertMoe, Ugm,
+                         testing::Combine(testing::ValuesIn(kUgmVariants),
+                                          testing::Values(kTransformersJs, kTokenizers)),
+                         [](const auto &i) {
+                             return test_name(std::get<0>(i.param).name + "_" +
+                                              std::get<1>(i.param));
+                         });
+
+// The Unigram scores: llama.cpp's for the tokens of its Viterbi lattice (NORMAL, UNUSED, and 0 for
+// USER_DEFINED), the lattice's lowest for the others. The unknown-token penalty is the one known
+// difference in the file: Hugging Face takes the lowest of all scores less 10 (here -10010, from
+// the UNUSED [PAD...] tokens), llama.cpp the lowest NORMAL score less 10. It cannot change a
+// tokenization of this vocabulary: every character of every lattice token is a token itself, so a
+// character without a token is covered by <unk> alone on every path.
+TEST(UgmScores, AreLlamaCppsLatticeScores) {
+    const UgmVariant &u = kUgmVariants.back();
+    ASSERT_EQ(u.name, "user-defined");
+    const std::string dir = export_dir("ugm-scores");
+    const std::string gguf = write_ugm_variant(u, dir);
+    tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
+    std::ifstream in(dir + "/tokenizer.json");
+    const json model = json::parse(in)["model"];
+    EXPECT_EQ(model["type"], "Unigram");
+    EXPECT_EQ(model["unk_id"], 3);
+    EXPECT_EQ(model["byte_fallback"], false);
+
+    const auto f = gguf::File::open(gguf);
+    std::vector<std::string> tokens;
+    std::vector<float> scores;
+    std::vector<int64_t> types;
+    f->find("tokenizer.ggml.tokens")->value.for_each_element([&](const gguf::Value &e) {
+        tokens.emplace_back(e.as_string());
+    });
+    f->find("tokenizer.ggml.scores")->value.for_each_element([&](const gguf::Value &e) {
+        scores.push_back(float(e.as_double()));
+    });
+    f->find("tokenizer.ggml.token_type")->value.for_each_element([&](const gguf::Value &e) {
+        types.push_back(e.as_int());
+    });
+    const json &vocab = model["vocab"];
+    ASSERT_EQ(vocab.size(), tokens.size());
+    double lowest_normal = INFINITY, lowest_all = INFINITY;
+    std::set<std::string> lattice;
+    int normal = 0, user_defined = 0, unused = 0, other = 0;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        const double s = vocab[i][1].get<double>();
+        ASSERT_EQ(vocab[i][0], tokens[i]);
+        lowest_all = std::min(lowest_all, s);
+        switch (types[i]) {
+            case 1:  // NORMAL
+                ++normal, lowest_normal = std::min(lowest_normal, double(scores[i]));
+                EXPECT_EQ(s, double(scores[i])) << tokens[i];
+                lattice.insert(tokens[i]);
+                break;
+            case 4:  // USER_DEFINED
+                ++user_defined, lattice.insert(tokens[i]);
+                EXPECT_EQ(s, 0.0) << tokens[i];
+                break;
+            case 5:  // UNUSED
+                ++unused, lattice.insert(tokens[i]);
+                EXPECT_EQ(s, -10000.0) << tokens[i];
+                break;
+            default:  // control, unknown: outside the lattice
+                ++other;
+                EXPECT_EQ(s, -10000.0) << tokens[i];
+        }
+    }
+    EXPECT_EQ(user_defined, 3);
+    EXPECT_EQ(unused, 46);
+    EXPECT_EQ(other, 5);
+    EXPECT_EQ(lowest_all - 10, -10010.0);           // Hugging Face's unknown penalty
+    EXPECT_NEAR(lowest_normal - 10, -30.36, 0.01);  // llama.cpp's
+    for (const std::string &t : lattice)
+        for (size_t k = 0; k < t.size();) {
+            size_t n = 1;
+            while (k + n < t.size() && (uint8_t(t[k + n]) & 0xC0) == 0x80) ++n;
+            EXPECT_TRUE(lattice.count(t.substr(k, n))) << t << ": " << t.substr(k, n);
+            k += n;
+        }
+}
 
 // The tree holds no vocabulary these tests do not know of (a new one joins a list above).
 TEST(LlamaVocabs, EveryVocabFileIsTested) {
@@ -226,7 +482,7 @@ TEST(LlamaVocabs, EveryVocabFileIsTested) {
         if (f.size() > 5 && f.ends_with(".gguf")) found.push_back(f.substr(11, f.size() - 16));
     }
     std::vector<std::string> known = every_vocab();
-    known.push_back("nomic-bert-moe");  // refused: UGM (below)
+    known.push_back(kUgmVocab);
     std::sort(found.begin(), found.end());
     std::sort(known.begin(), known.end());
     EXPECT_EQ(found, known);
@@ -245,22 +501,29 @@ TEST(TinyDecoders, TransformersJsMatchesLlamaCpp) {
     }
 }
 
-// The CLI: exit 0 and the three files; a refused type exits 1 saying why, writing nothing.
-TEST(Cli, WritesTheFilesAndRefusesUgm) {
+// The CLI: exit 0 and the three files (for an SPM and the UGM vocabulary); a refused type exits 1
+// saying why, writing nothing.
+TEST(Cli, WritesTheFilesAndRefusesRwkv) {
     const std::string dir = export_dir("cli");
     const std::string vocabs = testkit::llama_vocab_dir();
-    const auto ok = testkit::run(
-        {GGUFTOOL_EXE, "tokenizer", vocabs + "/ggml-vocab-llama-spm.gguf", dir + "/out"});
-    ASSERT_EQ(ok.status, 0) << ok.err;
-    for (const char *f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
-        EXPECT_TRUE(fs::exists(dir + "/out/" + f)) << f;
-    const auto refused = testkit::run(
-        {GGUFTOOL_EXE, "tokenizer", vocabs + "/ggml-vocab-nomic-bert-moe.gguf", dir + "/t5"});
+    for (const std::string name : {"llama-spm", "nomic-bert-moe"}) {
+        const auto ok = testkit::run({GGUFTOOL_EXE, "tokenizer",
+                                      vocabs + "/ggml-vocab-" + name + ".gguf", dir + "/" + name});
+        ASSERT_EQ(ok.status, 0) << ok.err;
+        for (const char *f : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
+            EXPECT_TRUE(fs::exists(dir + "/" + name + "/" + f)) << name << ": " << f;
+    }
+    gguf::Writer w;
+    w.add("tokenizer.ggml.model", gguf::MetaValue::str("rwkv"));
+    w.add("tokenizer.ggml.tokens", gguf::MetaValue::array_of(std::vector<std::string>{"a", "b"}));
+    w.write(dir + "/rwkv.gguf");
+    const auto refused =
+        testkit::run({GGUFTOOL_EXE, "tokenizer", dir + "/rwkv.gguf", dir + "/rwkv"});
     EXPECT_EQ(refused.status, 1);
-    EXPECT_NE(refused.err.find("tokenizer.ggml.model: \"t5\" cannot be exported"),
+    EXPECT_NE(refused.err.find("tokenizer.ggml.model: \"rwkv\" cannot be exported"),
               std::string::npos)
         << refused.err;
-    EXPECT_FALSE(fs::exists(dir + "/t5"));
+    EXPECT_FALSE(fs::exists(dir + "/rwkv"));
 }
 
 // A small byte-level BPE vocabulary: the 256 byte symbols, a few merges, two special tokens.
@@ -387,6 +650,136 @@ TEST(BadInput, RefusedNamingKeyAndIndex) {
         EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(dir + "/out"));
     }
+}
+
+// A small UGM vocabulary: t5's default ids (<pad> 0, </s> 1, <unk> 2) and four pieces, and a
+// charsmap blob, made here.
+struct SmallUgm {
+    std::vector<std::string> tokens = {"<pad>", "</s>", "<unk>", "\u2581a", "a", "b", "\u2581ab"};
+    std::vector<int32_t> types = {3, 3, 2, 1, 1, 1, 1};
+    std::vector<float> scores = {0, 0, 0, -1, -2, -3, -2.5};
+    std::optional<std::vector<uint8_t>> charsmap;
+};
+void write_small_ugm(const SmallUgm &v, const std::string &path) {
+    gguf::Writer w;
+    w.add("general.architecture", gguf::MetaValue::str("t5"));
+    w.add("tokenizer.ggml.model", gguf::MetaValue::str("t5"));
+    w.add("tokenizer.ggml.tokens", gguf::MetaValue::array_of(v.tokens));
+    w.add("tokenizer.ggml.token_type", gguf::MetaValue::array_of(v.types));
+    w.add("tokenizer.ggml.scores", gguf::MetaValue::array_of(v.scores));
+    w.add("tokenizer.ggml.add_space_prefix", gguf::MetaValue::boolean(true));
+    w.add("tokenizer.ggml.remove_extra_whitespaces", gguf::MetaValue::boolean(true));
+    if (v.charsmap)
+        w.add("tokenizer.ggml.precompiled_charsmap", gguf::MetaValue::array_of(*v.charsmap));
+    w.write(path);
+}
+// The blob: the trie's byte count (as given), its units, the replacement strings.
+std::vector<uint8_t> charsmap_blob(uint32_t trie_bytes, const std::vector<uint32_t> &units,
+                                   const std::string &strings) {
+    std::vector<uint8_t> b;
+    const auto u32 = [&](uint32_t x) {
+        for (int k = 0; k < 4; ++k) b.push_back(uint8_t(x >> (8 * k)));
+    };
+    u32(trie_bytes);
+    for (const uint32_t u : units) u32(u);
+    b.insert(b.end(), strings.begin(), strings.end());
+    return b;
+}
+// A darts-clone double array of 256 units by hand: the root's children at unit c (label c, a
+// leaf), each key's replacement offset in the unit its base points to (bit 31 set).
+std::vector<uint32_t> charsmap_units(const std::vector<std::pair<uint8_t, uint32_t>> &keys) {
+    std::vector<uint32_t> units(256, 0);
+    uint32_t free_unit = 200;
+    for (const auto &[c, offset] : keys) {
+        const uint32_t child = free_unit++;
+        units[c] = c | 1u << 8 | (c ^ child) << 10;
+        units[child] = 1u << 31 | offset;
+    }
+    return units;
+}
+
+// A hand-made charsmap ("\t" and "\n" to a space, "A" to "a"): Hugging Face's tokenizers reads it
+// from the base64 and tokenizes as llama.cpp; transformers.js ignores it (kKnown).
+TEST(UgmCharsmap, HandMadeMatchesLlamaCpp) {
+    SmallUgm v;
+    v.charsmap = charsmap_blob(1024, charsmap_units({{'\t', 0}, {'\n', 0}, {'A', 2}}),
+                               std::string(" \0a\0", 4));
+    for (const std::string &client : {kTransformersJs, kTokenizers}) {
+        SCOPED_TRACE(client);
+        const std::string dir = export_dir("ugm-hand-made-" + client);
+        write_small_ugm(v, dir + "/vocab.gguf");
+        tokenizer::write_tokenizer_files(gguf::Model::open(dir + "/vocab.gguf"), dir);
+        const Counts c = compare_live(dir + "/vocab.gguf", dir, kHandMadeCharsmapTexts,
+                                      "hand-made charsmap", true, client);
+        std::cout << "hand-made charsmap in " << client << ": " << c.matched << "/" << c.total
+                  << " encodings; " << c.roundtrips << "/" << c.roundtrip_total << " round trips; "
+                  << c.known << " texts with a known difference\n";
+        EXPECT_EQ(c.known, client == kTransformersJs ? 3 : 0);
+    }
+}
+
+// Bad UGM input: exit 1 naming the key (and index or trie unit), nothing written.
+TEST(BadInput, UgmRefusedNamingKey) {
+    const std::vector<uint32_t> units = charsmap_units({});  // a root whose base is 0, no child
+    std::vector<uint32_t> far = units, dangling = units;
+    far[0] = 1000u << 10;          // the root's children past the 256 units
+    dangling[65] = 65u | 1u << 8;  // "A" is a key; its replacement offset (unit 65) is 321
+    struct Case {
+        const char *name;
+        std::function<void(SmallUgm &)> mutate;
+        const char *message;
+    };
+    const std::vector<Case> cases = {
+        {"no unknown token",
+         [](SmallUgm &v) { v.tokens.resize(2), v.types.resize(2), v.scores.resize(2); },
+         "tokenizer.ggml.unknown_token_id: unset, but a t5 vocabulary needs its unknown token"},
+        {"score not finite", [](SmallUgm &v) { v.scores[4] = std::nanf(""); },
+         "tokenizer.ggml.scores[4]: not finite"},
+        {"charsmap too small",
+         [](SmallUgm &v) {
+             v.charsmap = std::vector<uint8_t>{4, 0, 0};
+         },
+         "tokenizer.ggml.precompiled_charsmap: 3 bytes: too small"},
+        {"trie past the blob",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(2000, units, std::string(1, '\0')); },
+         "tokenizer.ggml.precompiled_charsmap: the trie size 2000 leaves no replacement strings"},
+        {"trie in part units",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(6, units, std::string(1, '\0')); },
+         "tokenizer.ggml.precompiled_charsmap: the trie size 6 is not a multiple of 4"},
+        {"strings not UTF-8",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(1024, units, "\xFF\0"); },
+         "tokenizer.ggml.precompiled_charsmap: its replacement strings are not valid UTF-8"},
+        {"unit past the trie",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(1024, far, std::string(1, '\0')); },
+         "tokenizer.ggml.precompiled_charsmap: trie unit 1000: past the trie's 256 units"},
+        {"replacement outside the blob",
+         [&](SmallUgm &v) { v.charsmap = charsmap_blob(1024, dangling, std::string("x\0", 2)); },
+         "tokenizer.ggml.precompiled_charsmap: trie unit 65: its replacement string at 321"},
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.name);
+        const std::string dir = export_dir("bad-ugm");
+        SmallUgm v;
+        c.mutate(v);
+        write_small_ugm(v, dir + "/vocab.gguf");
+        const auto r = testkit::run({GGUFTOOL_EXE, "tokenizer", dir + "/vocab.gguf", dir + "/out"});
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(dir + "/out"));
+    }
+    // The charsmap as an array of another type.
+    const std::string dir = export_dir("bad-ugm");
+    gguf::Writer w;
+    w.add("tokenizer.ggml.model", gguf::MetaValue::str("t5"));
+    w.add("tokenizer.ggml.tokens", gguf::MetaValue::array_of(SmallUgm().tokens));
+    w.add("tokenizer.ggml.precompiled_charsmap",
+          gguf::MetaValue::array_of(std::vector<int32_t>{1, 2, 3}));
+    w.write(dir + "/vocab.gguf");
+    const auto r = testkit::run({GGUFTOOL_EXE, "tokenizer", dir + "/vocab.gguf", dir + "/out"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("tokenizer.ggml.precompiled_charsmap: not an array of uint8"),
+              std::string::npos)
+        << r.err;
 }
 
 }  // namespace

@@ -11,12 +11,16 @@
 //                then ByteLevel; ignore_merges where llama.cpp sets it;
 //   gemma4       BPE over raw UTF-8 with byte fallback, spaces as "▁", split at newlines;
 //   bert (WPM)   WordPiece ("##" continuations from llama.cpp's phantom-space form), BertNormalizer
-//                and BertPreTokenizer.
+//                and BertPreTokenizer;
+//   t5 (UGM)     Unigram with llama.cpp's Viterbi scores, no byte fallback, normalizer Precompiled
+//                (the GGUF's charsmap) and the whitespace rules as Replace, Split and Metaspace
+//                (the differences no tokenizer.json avoids: man/gguftool-tokenizer.1).
 //
-// What no tokenizer.json can reproduce (UGM/T5, RWKV, PLaMo-2, llama.cpp's custom splitters such
-// as kimi-k2's, the whitespace model) is refused with an Error saying which and why; so is bad
-// input (arrays of different lengths, a token that is not UTF-8, a duplicate token, a malformed
-// merge, a special id out of range, an unknown pre-tokenizer), naming the key and index.
+// What no tokenizer.json can reproduce (RWKV, PLaMo-2, llama.cpp's custom splitters such as
+// kimi-k2's, the whitespace model) is refused with an Error saying which and why; so is bad input
+// (arrays of different lengths, a token that is not UTF-8, a duplicate token, a malformed merge, a
+// special id out of range, an unknown pre-tokenizer, a charsmap that is not whole), naming the key
+// and index.
 #pragma once
 
 #include <cstdint>
