@@ -98,6 +98,15 @@ const ArchRow kArchs[] = {
      .full_rotary = true,
      .rope_switch = true,
      .multipliers = true},
+    // Granite's multipliers and graph (its RoPE always on) with Mixtral-style experts, as wide as
+    // the dense FFN, when expert_count > 0. transformers.js knows it as granite.
+    {.name = "granitemoe",
+     .model_type = "granite",
+     .hf_class = "GraniteMoeForCausalLM",
+     .full_rotary = true,
+     .multipliers = true,
+     .experts = Experts::counted,
+     .experts_norm = true},
     // The attention output bias and the router and expert biases are there in every released
     // model; the graph adds any bias it finds.
     {.name = "gpt-oss",

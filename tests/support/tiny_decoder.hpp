@@ -31,7 +31,7 @@ struct TinyDecoder {
 };
 
 // Every variant: llama, llama-tied-bias, llama3, mistral3, qwen2, qwen3, gemma, gemma2, gemma3,
-// phi3, smollm3, olmo2, granite.
+// phi3, smollm3, olmo2, granite, granitemoe, mixtral, qwen2moe, qwen3moe, gpt-oss.
 std::vector<std::string> tiny_decoder_names();
 
 // The variant `name`. Throws std::invalid_argument for an unknown name.
