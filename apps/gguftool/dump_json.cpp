@@ -35,7 +35,7 @@ void put_tokenizer(Out &out, const gguf::File &f) {
     else
         put_json_string(out, s->pre);
     out.print(", \"tokens\": {}", s->vocab_size);
-    if (s->exportable.empty()) {  // the special ids are known only when the vocabulary reads
+    if (s->problem.empty()) {  // the special ids are known only when the settings read
         out.put(", \"special_ids\": {");
         for (size_t i = 0; i < s->special_ids.size(); ++i) {
             out.put(i ? ", " : "");
@@ -45,11 +45,10 @@ void put_tokenizer(Out &out, const gguf::File &f) {
         out.print("}}, \"add_bos\": {}, \"add_eos\": {}, \"add_sep\": {}", s->add_bos, s->add_eos,
                   s->add_sep);
     }
-    out.print(", \"chat_template\": {}, \"exportable\": {}", s->chat_template,
-              s->exportable.empty());
-    if (!s->exportable.empty()) {
-        out.put(", \"export_problem\": ");
-        put_json_string(out, s->exportable);
+    out.print(", \"chat_template\": {}", s->chat_template);
+    if (!s->problem.empty()) {
+        out.put(", \"problem\": ");
+        put_json_string(out, s->problem);
     }
     out.put('}');
 }

@@ -89,7 +89,7 @@ void write_tokenizer(Out &out, const gguf::File &f, const Style &st) {
     out.put('\n');
     label("tokens");
     out.print("{}\n", s->vocab_size);
-    if (s->exportable.empty()) {  // the special ids are known only when the vocabulary reads
+    if (s->problem.empty()) {  // the special ids are known only when the settings read
         const std::pair<std::string_view, bool> added[] = {
             {"bos", s->add_bos}, {"eos", s->add_eos}, {"sep", s->add_sep}};
         label("special");
@@ -103,12 +103,9 @@ void write_tokenizer(Out &out, const gguf::File &f, const Style &st) {
     }
     label("chat template");
     out.put(s->chat_template ? "yes\n" : "no\n");
-    label("exportable");
-    if (s->exportable.empty()) {
-        out.put("yes (gguftool tokenizer)\n");
-    } else {
-        out.put("no: ");
-        put_display_string(out, s->exportable, SIZE_MAX);
+    if (!s->problem.empty()) {
+        label("problem");
+        put_display_string(out, s->problem, SIZE_MAX);
         out.put('\n');
     }
 }

@@ -54,12 +54,12 @@ std::optional<TokenizerSummary> summarize_tokenizer(const gguf::File &file) {
         s.vocab_size = t->value.array_size();
     s.chat_template = file.find("tokenizer.chat_template") != nullptr;
     try {
-        const detail::Vocab v = detail::read_vocab(file);
+        const detail::Vocab v = detail::read_settings(file);
         for (const auto &[name, id] : v.ids) s.special_ids.emplace_back(name, id);
         s.add_bos = v.add_bos, s.add_eos = v.add_eos, s.add_sep = v.add_sep;
         s.add_space_prefix = v.add_space_prefix;
     } catch (const Error &e) {
-        s.exportable = e.problem();
+        s.problem = e.problem();
     }
     return s;
 }

@@ -392,26 +392,17 @@ void apply_overrides(const Reader &r, const gguf::File &f, Vocab &v) {
     }
 }
 
-}  // namespace
-
-Vocab read_vocab(const gguf::File &f) {
-    const Reader r(f);
-    Vocab v;
-    v.file = f.path();
-    const auto model = r.string("tokenizer.ggml.model");
-    if (!model) r.fail("tokenizer.ggml.model", "missing: the model has no tokenizer");
-    v.model = *model;
-    v.pre = r.string("tokenizer.ggml.pre").value_or("");
+// The tokenizer models no tokenizer.json reproduces (llama.cpp tokenizes them).
+void refuse_model(const Reader &r, const Vocab &v) {
     for (const RefusedModel &m : kRefusedModels)
         if (v.model == m.name)
             r.fail("tokenizer.ggml.model",
                    "\"" + v.model + "\" cannot be exported: " + std::string(m.why));
+}
 
-    read_tokens(r, v);
-    const int64_t n = int64_t(v.tokens.size());
-
-    // Defaults per model type (llama_vocab::impl::load).
-    std::map<std::string, int64_t> defaults;
+// The type of tokenizer and its defaults (llama_vocab::impl::load): special ids into `defaults`,
+// add flags, the pre-tokenizer's row and flags. No token's text is read.
+void read_kind(const Reader &r, Vocab &v, std::map<std::string, int64_t> &defaults) {
     if (v.model == "llama") {
         v.kind = Kind::spm;
         defaults = {{"bos", 1}, {"eos", 2}, {"unk", 0}};
@@ -420,7 +411,6 @@ Vocab read_vocab(const gguf::File &f) {
         v.kind = Kind::ugm;
         defaults = {{"eos", 1}, {"unk", 2}, {"pad", 0}};
         v.add_eos = true;
-        read_charsmap(r, v);
     } else if (v.model == "bert") {
         v.kind = Kind::wpm;
         defaults = {{"bos", 101}, {"unk", 100}, {"sep", 102}, {"pad", 0}, {"mask", 103}};
@@ -440,16 +430,18 @@ Vocab read_vocab(const gguf::File &f) {
         v.clean_spaces = p.clean_spaces, v.ignore_merges = p.ignore_merges;
         v.add_bos = p.add_bos, v.add_sep = p.add_sep;
         if (p.no_bos) defaults.erase("bos");
-        read_merges(r, v);
     } else {
         r.fail("tokenizer.ggml.model",
                "unknown tokenizer \"" + v.model + "\" (llama.cpp 0.5.0 refuses it too)");
     }
     if (v.kind != Kind::bpe) v.pre_row = nullptr;
-    refuse_duplicates(r, v);
+}
 
-    // Special ids: defaults out of range are dropped (as llama.cpp does); a key out of range is
-    // an error (llama.cpp warns and keeps the default: the file is broken).
+// The special ids (the defaults in range, then the keys: one out of range is an error, where
+// llama.cpp warns and keeps the default: the file is broken), the add flags and the normalizer
+// options from the keys. `n` tokens.
+void read_ids_and_flags(const Reader &r, Vocab &v, const std::map<std::string, int64_t> &defaults,
+                        int64_t n) {
     for (const auto &[name, id] : defaults)
         if (id < n) v.ids[name] = id;
     for (const SpecialKey &k : kSpecialKeys) {
@@ -471,6 +463,45 @@ Vocab read_vocab(const gguf::File &f) {
     // llama_vocab::normalizer_options: both on unless the keys say otherwise.
     v.lowercase = r.boolean("tokenizer.ggml.normalizer.lowercase").value_or(true);
     v.strip_accents = r.boolean("tokenizer.ggml.normalizer.strip_accents").value_or(v.lowercase);
+}
+
+}  // namespace
+
+Vocab read_settings(const gguf::File &f) {
+    const Reader r(f);
+    Vocab v;
+    v.file = f.path();
+    const auto model = r.string("tokenizer.ggml.model");
+    if (!model) r.fail("tokenizer.ggml.model", "missing: the model has no tokenizer");
+    v.model = *model;
+    v.pre = r.string("tokenizer.ggml.pre").value_or("");
+    refuse_model(r, v);
+    const gguf::Value *tokens = r.array(kTokens, {ValueType::string});
+    if (!tokens) r.fail(kTokens, "missing: the model has no vocabulary");
+    std::map<std::string, int64_t> defaults;
+    read_kind(r, v, defaults);
+    read_ids_and_flags(r, v, defaults, int64_t(tokens->array_size()));
+    return v;
+}
+
+Vocab read_vocab(const gguf::File &f) {
+    const Reader r(f);
+    Vocab v;
+    v.file = f.path();
+    const auto model = r.string("tokenizer.ggml.model");
+    if (!model) r.fail("tokenizer.ggml.model", "missing: the model has no tokenizer");
+    v.model = *model;
+    v.pre = r.string("tokenizer.ggml.pre").value_or("");
+    refuse_model(r, v);
+
+    read_tokens(r, v);
+    const int64_t n = int64_t(v.tokens.size());
+    std::map<std::string, int64_t> defaults;
+    read_kind(r, v, defaults);
+    if (v.kind == Kind::ugm) read_charsmap(r, v);
+    if (v.kind == Kind::bpe) read_merges(r, v);
+    refuse_duplicates(r, v);
+    read_ids_and_flags(r, v, defaults, n);
 
     apply_overrides(r, f, v);
 

@@ -66,6 +66,10 @@ inline std::optional<double> ugm_lattice_score(const Vocab &v, size_t i) {
 // Reads and checks the vocabulary. Throws gguftool::Error naming the file, key and index, also
 // for a model type or pre-tokenizer no tokenizer.json reproduces (saying why).
 Vocab read_vocab(const gguf::File &file);
+// Only what needs no token's text: the model, the pre-tokenizer, the special ids from the
+// defaults and the keys, the add flags and normalizer options (tokens, scores, merges and the
+// overrides by text left out). Throws Error as read_vocab does for those.
+Vocab read_settings(const gguf::File &file);
 
 // The documents (JSON text).
 std::string tokenizer_json(const Vocab &v);

@@ -61,10 +61,13 @@ struct TokenizerSummary {
     std::vector<std::pair<std::string, int64_t>> special_ids;  // "bos", "eos", ...: set ones only
     bool add_bos = false, add_eos = false, add_sep = false, add_space_prefix = false;
     bool chat_template = false;  // tokenizer.chat_template is present
-    std::string exportable;      // "" when `gguftool tokenizer` can export it, else why not
+    // "" when the special ids and add flags above are known (llama.cpp's defaults for the model
+    // and pre-tokenizer, then the keys), else why not (an unknown model, an id out of range...).
+    std::string problem;
 };
-// nullopt when the file has no tokenizer.ggml.model; never throws: a problem goes into
-// `exportable`.
+// nullopt when the file has no tokenizer.ggml.model; never throws: a problem goes into `problem`.
+// Reads no token's text (fast on any vocabulary): whether `gguftool tokenizer` can export the
+// vocabulary is its own question (build_tokenizer_files).
 std::optional<TokenizerSummary> summarize_tokenizer(const gguf::File &file);
 
 // The tokenizer.ggml.pre names `gguftool tokenizer` exports for model gpt2, and those it refuses
