@@ -140,6 +140,12 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderQuantized,
                                                               "IQ4_XS")),
                          testkit::DecoderParamName());
 
+// gpt-oss as released: the experts MXFP4, the rest Q8_0 (llama.cpp's MXFP4_MOE file type).
+INSTANTIATE_TEST_SUITE_P(Released, DecoderQuantized,
+                         ::testing::Combine(::testing::Values("gpt-oss"),
+                                            ::testing::Values("MXFP4_MOE")),
+                         testkit::DecoderParamName());
+
 // --weights nbits (MatMulNBits, GatherBlockQuantized) in the executor: within 2e-3 of the logits'
 // spread from the exact (packed) export of the same file, and verify passes.
 class DecoderNbits : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};

@@ -248,6 +248,12 @@ INSTANTIATE_TEST_SUITE_P(Tiny, DecoderOrtNbits,
                                                               "Q6_K")),
                          testkit::DecoderParamName());
 
+// gpt-oss as released (MXFP4 experts, Q8_0 elsewhere), every weight kept quantized.
+INSTANTIATE_TEST_SUITE_P(Released, DecoderOrtNbits,
+                         ::testing::Combine(::testing::Values("gpt-oss"),
+                                            ::testing::Values("MXFP4_MOE")),
+                         testkit::DecoderParamName());
+
 // The architectures added as rows (smollm3, olmo2, granite, the mixtures of experts) in a format
 // of each kind: exact 4 bits, 4 bits with offsets, 8 bits block 16.
 INSTANTIATE_TEST_SUITE_P(TinyRows, DecoderOrtNbits,
@@ -401,23 +407,29 @@ TEST(DecoderBrowser, TransformersJsGeneratesGreedilyInChromium) {
         GTEST_SKIP() << "no chromium (GGUFTOOL_CHROMIUM or the PATH; setup.sh --test-deps installs "
                         "Debian's)";
     struct Case {
-        const char *type;
+        const char *variant, *type;
         bool nbits, executor;
     };
-    const Case cases[] = {{"F32", false, false}, {"Q4_0", true, false}, {"Q4_K_M", true, true}};
+    // Dense, and a mixture of experts (TopK, Loop, NonZero, ScatterND and MatMulNBits on gathered
+    // expert operands in onnxruntime-web).
+    const Case cases[] = {{"llama", "F32", false, false},
+                          {"llama", "Q4_0", true, false},
+                          {"llama", "Q4_K_M", true, true},
+                          {"qwen3moe", "Q4_K_M", true, true}};
     std::vector<std::string> argv = {kNode, kBrowserDriver, browser, prompt_ids(),
                                      std::to_string(kNew)};
     for (const Case &c : cases)
-        argv.push_back(testkit::decoder_package("llama", c.type, kOrtOpset, c.nbits));
+        argv.push_back(testkit::decoder_package(c.variant, c.type, kOrtOpset, c.nbits));
     const RunResult r = testkit::run(argv);
     ASSERT_EQ(r.status, 0) << r.err;
     std::istringstream lines(r.out);
     for (size_t i = 0; i < std::size(cases); ++i) {
-        SCOPED_TRACE(cases[i].type);
+        SCOPED_TRACE(std::string(cases[i].variant) + " " + cases[i].type);
         std::string line;
         ASSERT_TRUE(std::getline(lines, line)) << r.out;
-        const std::vector<int64_t> want = greedy_want(testkit::decoder_gguf("llama", cases[i].type),
-                                                      argv[5 + i], cases[i].executor, kNew);
+        const std::vector<int64_t> want =
+            greedy_want(testkit::decoder_gguf(cases[i].variant, cases[i].type), argv[5 + i],
+                        cases[i].executor, kNew);
         std::vector<int64_t> got = nlohmann::json::parse(line).get<std::vector<int64_t>>();
         if (got.size() > want.size()) got.resize(want.size());
         EXPECT_EQ(got, want) << line;
