@@ -1,8 +1,12 @@
 // gguftool's tokenizer export against llama.cpp: its own test vectors (models/ggml-vocab-*.gguf
 // with .inp/.out, from the pinned release's source: llama_vocabs.hpp) tokenized from the exported
-// files by transformers.js and by Hugging Face's Rust tokenizers, and llama_tokenize of libllama (a
-// vocab-only load) on more text, with and without BOS/EOS, plus detokenization, in transformers.js
-// (the UGM vocabulary in both clients). Then the refusals and bad input.
+// files by transformers.js, by Hugging Face's Rust tokenizers and by gguftool's own C++ interpreter
+// (gguftool/tokenizer.hpp), and llama_tokenize of libllama (a vocab-only load) on more text, with
+// and without BOS/EOS, plus detokenization, in transformers.js and the C++ interpreter (the UGM
+// vocabulary in all three clients); the C++ interpreter also id for id against the Rust client.
+// Then the refusals and bad input.
+#include "gguftool/tokenizer.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,6 +38,7 @@ const std::string kDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/tokenizer
 // The clients of tokenizer.json (tokenize.mjs).
 const std::string kTransformersJs = "transformers.js";
 const std::string kTokenizers = "tokenizers";  // Hugging Face's Rust tokenizers (npm binding)
+const std::string kCpp = "c++";                // gguftool::tokenizer::Tokenizer, in process
 
 // The vocabularies of llama.cpp's tree with vectors, and those without (live comparison only).
 const std::vector<std::string> kWithVectors = {
@@ -106,6 +111,21 @@ struct Encoded {
 // A client (transformers.js unless said) on the files in `dir`.
 Encoded encode(const std::string &dir, const std::vector<std::string> &texts,
                const std::string &client = kTransformersJs) {
+    if (client == kCpp) {  // what tokenize.mjs does, in the C++ interpreter
+        const tokenizer::Tokenizer t = tokenizer::Tokenizer::load(dir);
+        Encoded e;
+        for (const std::string &text : texts) {
+            std::vector<std::vector<int>> each;
+            for (const bool add : {false, true}) {
+                const std::vector<int32_t> ids = t.encode(text, add);
+                each.emplace_back(ids.begin(), ids.end());
+            }
+            e.decoded.push_back(
+                t.decode(std::vector<int32_t>(each[0].begin(), each[0].end()), false));
+            e.ids.push_back(std::move(each));
+        }
+        return e;
+    }
     if (kNode.empty()) throw std::runtime_error("node was not found by CMake");
     testkit::ProcessOptions o;
     o.stdin_data = json{{"texts", texts}, {"add_special", {false, true}}}.dump();
@@ -187,9 +207,11 @@ const std::vector<Known> kKnown = {
     {{"nomic-bert-moe/no-charsmap"}, kTransformersJs, kUgmTexts[17], "a text starting with U+2581"},
     {{"nomic-bert-moe/no-charsmap"}, kTokenizers, kUgmTexts[17], "a text starting with U+2581"},
 };
+// The C++ interpreter follows the Rust client's semantics: its differences are the Rust client's.
 const Known *known(const std::string &vocab, const std::string &client, const std::string &text) {
+    const std::string &as = client == kCpp ? kTokenizers : client;
     const auto it = std::find_if(kKnown.begin(), kKnown.end(), [&](const Known &k) {
-        return k.client == client && k.text == text &&
+        return k.client == as && k.text == text &&
                std::find(k.vocabs.begin(), k.vocabs.end(), vocab) != k.vocabs.end();
     });
     return it == kKnown.end() ? nullptr : &*it;
@@ -241,6 +263,47 @@ Counts compare_live(const std::string &gguf, const std::string &dir,
     return c;
 }
 
+// Differences between the C++ interpreter and Hugging Face's Rust client, each with its cause:
+// asserted like kKnown (the texts must differ, for the vocabularies named).
+const std::vector<Known> kCppVsRust = {};
+
+// The C++ interpreter against the Rust client on `texts` (add_special off and on, and the decoding
+// of the ids without special tokens): identical, but for kCppVsRust. Returns texts compared.
+int agree_with_rust(const std::string &dir, const std::vector<std::string> &texts,
+                    const std::string &vocab) {
+    const Encoded cpp = encode(dir, texts, kCpp), rust = encode(dir, texts, kTokenizers);
+    int same = 0;
+    for (size_t i = 0; i < texts.size(); ++i) {
+        const bool equal = cpp.ids[i] == rust.ids[i] && cpp.decoded[i] == rust.decoded[i];
+        const auto k = std::find_if(kCppVsRust.begin(), kCppVsRust.end(), [&](const Known &x) {
+            return x.text == texts[i] &&
+                   std::find(x.vocabs.begin(), x.vocabs.end(), vocab) != x.vocabs.end();
+        });
+        if (k != kCppVsRust.end()) {
+            if (equal)
+                ADD_FAILURE() << vocab << ": text " << i << " " << json(texts[i]).dump()
+                              << " is a known difference (" << k->why
+                              << ") but the C++ interpreter now agrees with the Rust client";
+            continue;
+        }
+        if (equal) {
+            ++same;
+            continue;
+        }
+        for (int add = 0; add < 2; ++add)
+            if (cpp.ids[i][size_t(add)] != rust.ids[i][size_t(add)])
+                ADD_FAILURE() << vocab << ": text " << i << " " << json(texts[i]).dump()
+                              << " add_special=" << add
+                              << "\n  tokenizers: " << show(rust.ids[i][size_t(add)])
+                              << "\n  c++:        " << show(cpp.ids[i][size_t(add)]);
+        if (cpp.decoded[i] != rust.decoded[i])
+            ADD_FAILURE() << vocab << ": text " << i << " " << json(texts[i]).dump()
+                          << " decodes as " << json(cpp.decoded[i]).dump() << " in c++, as "
+                          << json(rust.decoded[i]).dump() << " in tokenizers";
+    }
+    return same;
+}
+
 // llama.cpp's common test text (the .inp of its vector files): for a vocabulary without vectors.
 std::vector<std::string> common_test_texts() {
     return testkit::read_vocab_vectors(testkit::llama_vocab_dir() + "/ggml-vocab-llama-spm.gguf")
@@ -252,6 +315,9 @@ std::string test_name(std::string s) {
     for (char &c : s)
         if (!isalnum(uint8_t(c))) c = '_';
     return s;
+}
+std::string client_name(const std::string &client) {
+    return client == kCpp ? "cpp" : client;
 }
 
 class Vectors : public testing::TestWithParam<std::tuple<std::string, std::string>> {};
@@ -280,9 +346,10 @@ TEST_P(Vectors, MatchesEveryChunk) {
 }
 INSTANTIATE_TEST_SUITE_P(Llama, Vectors,
                          testing::Combine(testing::ValuesIn(kWithVectors),
-                                          testing::Values(kTransformersJs, kTokenizers)),
+                                          testing::Values(kTransformersJs, kTokenizers, kCpp)),
                          [](const auto &i) {
-                             return test_name(std::get<0>(i.param) + "_" + std::get<1>(i.param));
+                             return test_name(std::get<0>(i.param) + "_" +
+                                              client_name(std::get<1>(i.param)));
                          });
 
 class Live : public testing::TestWithParam<std::string> {};
@@ -303,6 +370,24 @@ TEST_P(Live, TransformersJsMatchesLlamaCpp) {
                  "add_special off and on); "
               << c.roundtrips << "/" << c.roundtrip_total << " round trips; " << c.known
               << " texts with a known difference\n";
+}
+// The same texts in the C++ interpreter: against llama.cpp (its differences are the Rust
+// client's), then against the Rust client, id for id.
+TEST_P(Live, CppMatchesLlamaCppAndRust) {
+    const std::string gguf = testkit::llama_vocab_dir() + "/ggml-vocab-" + GetParam() + ".gguf";
+    const std::string dir = export_dir("live-cpp-" + GetParam());
+    tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
+    std::vector<std::string> texts = kExtraTexts;
+    testkit::VocabVectors v = testkit::read_vocab_vectors(gguf);
+    if (v.texts.empty()) v.texts = common_test_texts();
+    texts.insert(texts.end(), v.texts.begin(), v.texts.end());
+    const bool wordpiece = GetParam() == "bert-bge";
+    const Counts c = compare_live(gguf, dir, texts, GetParam(), !wordpiece, kCpp);
+    const int same = agree_with_rust(dir, texts, GetParam());
+    std::cout << GetParam() << " in c++: " << c.matched << "/" << c.total
+              << " encodings like llama.cpp; " << c.roundtrips << "/" << c.roundtrip_total
+              << " round trips; " << c.known << " texts with a known difference; " << same << "/"
+              << texts.size() << " texts as the Rust client encodes and decodes them\n";
 }
 std::vector<std::string> every_vocab() {
     std::vector<std::string> all = kWithVectors;
@@ -391,14 +476,18 @@ TEST_P(Ugm, MatchesLlamaCpp) {
               << " encodings (extra and UGM texts, llama.cpp's common test text, add_special off "
                  "and on); "
               << c.roundtrips << "/" << c.roundtrip_total << " round trips; " << c.known
-              << " texts with a known difference\n";
+              << " texts with a known difference";
+    if (client == kCpp)
+        std::cout << "; " << agree_with_rust(dir, texts, vocab) << "/" << texts.size()
+                  << " texts as the Rust client encodes and decodes them";
+    std::cout << "\n";
 }
 INSTANTIATE_TEST_SUITE_P(NomicBertMoe, Ugm,
                          testing::Combine(testing::ValuesIn(kUgmVariants),
-                                          testing::Values(kTransformersJs, kTokenizers)),
+                                          testing::Values(kTransformersJs, kTokenizers, kCpp)),
                          [](const auto &i) {
                              return test_name(std::get<0>(i.param).name + "_" +
-                                              std::get<1>(i.param));
+                                              client_name(std::get<1>(i.param)));
                          });
 
 // The Unigram scores: llama.cpp's for the tokens of its Viterbi lattice (NORMAL, UNUSED, and 0 for
@@ -498,6 +587,11 @@ TEST(TinyDecoders, TransformersJsMatchesLlamaCpp) {
         const Counts c = compare_live(gguf, dir, kExtraTexts);
         std::cout << name << ": " << c.matched << "/" << c.total << " encodings; " << c.roundtrips
                   << "/" << c.roundtrip_total << " round trips\n";
+        const Counts cpp = compare_live(gguf, dir, kExtraTexts, "", true, kCpp);
+        std::cout << name << " in c++: " << cpp.matched << "/" << cpp.total << " encodings; "
+                  << cpp.roundtrips << "/" << cpp.roundtrip_total << " round trips; "
+                  << agree_with_rust(dir, kExtraTexts, name) << "/" << kExtraTexts.size()
+                  << " texts as the Rust client\n";
     }
 }
 
@@ -593,6 +687,9 @@ TEST(PreTokenizers, EverySupportedNameMatchesLlamaCpp) {
         tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
         const Counts c = compare_live(gguf, dir, kExtraTexts);
         EXPECT_EQ(c.matched, c.total);
+        const Counts cpp = compare_live(gguf, dir, kExtraTexts, "", true, kCpp);
+        EXPECT_EQ(cpp.matched, cpp.total);
+        EXPECT_EQ(agree_with_rust(dir, kExtraTexts, pre), int(kExtraTexts.size()));
     }
 }
 
@@ -704,9 +801,9 @@ TEST(UgmCharsmap, HandMadeMatchesLlamaCpp) {
     SmallUgm v;
     v.charsmap = charsmap_blob(1024, charsmap_units({{'\t', 0}, {'\n', 0}, {'A', 2}}),
                                std::string(" \0a\0", 4));
-    for (const std::string &client : {kTransformersJs, kTokenizers}) {
+    for (const std::string &client : {kTransformersJs, kTokenizers, kCpp}) {
         SCOPED_TRACE(client);
-        const std::string dir = export_dir("ugm-hand-made-" + client);
+        const std::string dir = export_dir("ugm-hand-made-" + client_name(client));
         write_small_ugm(v, dir + "/vocab.gguf");
         tokenizer::write_tokenizer_files(gguf::Model::open(dir + "/vocab.gguf"), dir);
         const Counts c = compare_live(dir + "/vocab.gguf", dir, kHandMadeCharsmapTexts,
