@@ -714,6 +714,265 @@ TEST(PreTokenizers, EverySupportedNameMatchesLlamaCpp) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The interpreter's components beyond what the exporter writes, on small hand-written
+// tokenizer.json documents: the C++ interpreter encodes (with and without special tokens) and
+// decodes as Hugging Face's Rust client does.
+
+// A tokenizer.json around `model`; the other parts null unless given.
+json document(json model, json normalizer = nullptr, json pre = nullptr, json decoder = nullptr,
+              json post = nullptr, json added = json::array()) {
+    return {{"version", "1.0"},       {"truncation", nullptr},    {"padding", nullptr},
+            {"added_tokens", added},  {"normalizer", normalizer}, {"pre_tokenizer", pre},
+            {"post_processor", post}, {"decoder", decoder},       {"model", model}};
+}
+
+// A character BPE: [UNK], space, "-", ",", "<0x78>", "\u2581", "a".."e" and merges making "ab",
+// "abc", "-a", "a-", ",-", "--" (a piece boundary shows as a merge not made).
+json char_bpe(const json &options = json::object()) {
+    json vocab = {{"[UNK]", 0}, {" ", 1}, {"-", 2}, {",", 3}, {"<0x78>", 4}, {"\u2581", 5}};
+    for (char c = 'a'; c <= 'e'; ++c) vocab[std::string(1, c)] = int(vocab.size());
+    const std::vector<std::pair<std::string, std::string>> merges = {
+        {"a", "b"}, {"ab", "c"}, {"-", "a"}, {"a", "-"}, {",", "-"}, {"-", "-"}};
+    json m = json::array();
+    for (const auto &[a, b] : merges) {
+        if (!vocab.contains(a + b)) vocab[a + b] = int(vocab.size());
+        m.push_back({a, b});
+    }
+    json model = {{"type", "BPE"}, {"vocab", vocab}, {"merges", m}, {"unk_token", "[UNK]"}};
+    model.update(options);
+    return model;
+}
+
+json split(const std::string &regex, const char *behavior, bool invert) {
+    return {{"type", "Split"},
+            {"pattern", {{"Regex", regex}}},
+            {"behavior", behavior},
+            {"invert", invert}};
+}
+
+json added_token(int id, const std::string &content, bool lstrip, bool rstrip, bool normalized,
+                 bool special) {
+    return {{"id", id},          {"content", content}, {"single_word", false},
+            {"lstrip", lstrip},  {"rstrip", rstrip},   {"normalized", normalized},
+            {"special", special}};
+}
+
+struct ComponentCase {
+    std::string name;
+    json doc;
+    std::vector<std::string> texts;
+};
+
+std::vector<ComponentCase> component_cases() {
+    std::vector<ComponentCase> out;
+    // Split: every behaviour, inverted or not.
+    const std::vector<std::string> punct = {"ab-abc,-a--b", "a,b-c", "--a,,b-", "abcde",
+                                            "xyz ab",       "",      "-"};
+    for (const char *b :
+         {"Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"})
+        for (const bool invert : {false, true})
+            out.push_back({std::string("split ") + b + (invert ? " inverted" : ""),
+                           document(char_bpe(), nullptr, split("[-,]", b, invert)), punct});
+    // Oniguruma's meaning: ^ and $ at line ends, . across a newline, \s with U+0085, \h, \w, \b,
+    // \d with every decimal digit, empty matches.
+    for (const char *re : {"\\s+$", "^\\w", ".", "\\s", "\\h+", "\\w+", "\\b", "[^\\s,]+",
+                           "\\p{L}+", "\\d", "(?=(\\d{3})+(?!\\d))", "\\u0061"})
+        out.push_back({std::string("regex ") + re,
+                       document(char_bpe(), nullptr, split(re, "Isolated", false)),
+                       {"ab  \ncd  ", "a\u0085b\u00A0c\u2028d\u180Ee", "ab\u0301c_d\u00B2\u2460 e",
+                        "1234567 \u0663\u0664", "a\r\nb\n", "deadBEEF cafe"}});
+    // Unknown characters: fused or not, byte fallback (with a pending unknown), ignore_merges.
+    out.push_back({"bpe unk fused", document(char_bpe({{"fuse_unk", true}})), {"axyzb", "xx-yy"}});
+    out.push_back({"bpe unk", document(char_bpe()), {"axyzb", "xx-yy"}});
+    out.push_back({"bpe byte fallback",
+                   document(char_bpe({{"byte_fallback", true}, {"fuse_unk", true}})),
+                   {"ayxzb", "yx", "xy", "x"}});
+    out.push_back(
+        {"bpe ignore_merges", document(char_bpe({{"ignore_merges", true}})), {"abc", "abcd"}});
+    // Continuing-subword prefix and end-of-word suffix.
+    out.push_back(
+        {"bpe prefix and suffix",
+         document(
+             {{"type", "BPE"},
+              {"vocab",
+               {{"[UNK]", 0},
+                {"a", 1},
+                {"##b", 2},
+                {"##c</w>", 3},
+                {"ab", 4},
+                {"abc</w>", 5},
+                {"b", 6},
+                {"a</w>", 7}}},
+              {"merges", json::array({json::array({"a", "##b"}), json::array({"ab", "##c</w>"})})},
+              {"unk_token", "[UNK]"},
+              {"continuing_subword_prefix", "##"},
+              {"end_of_word_suffix", "</w>"}},
+             nullptr, {{"type", "BertPreTokenizer"}}),
+         {"abc a ab", "b abcx"}});
+    // Normalizers, with WordPiece, BertPreTokenizer, a template and the WordPiece decoder.
+    const std::vector<std::string> texts = {
+        "  \u00C9t\u00E9 \uFF21\uFF22 \u0130stanbul STRASSE \u00DF \t x\u0301y  ",
+        std::string("\u4E2D\u6587abc") + '\0' + "\u200Bd\uFFFD\u3000e",
+        "\uFB01 \u2460 \u00BD \u1E9B\u0323 \U0001F999"};
+    json wp_vocab = {{"[UNK]", 0}, {"[CLS]", 1}, {"[SEP]", 2}};
+    for (const char *t : {"a",   "b",    "c",   "d",   "e",   "t",   "x",       "y",      "s",
+                          "i",   "##s",  "##t", "##a", "##b", "##e", "\u4E2D",  "\u6587", "\u00E9",
+                          "ete", "##te", "abc", "fi",  "1",   ".",   "strasse", "##r",    "##n",
+                          "##u", "##l",  "!",   "?",   "'",   ",",   "##c"})
+        wp_vocab[t] = int(wp_vocab.size());
+    const json word_piece = {{"type", "WordPiece"},
+                             {"vocab", wp_vocab},
+                             {"unk_token", "[UNK]"},
+                             {"continuing_subword_prefix", "##"},
+                             {"max_input_chars_per_word", 8}};
+    const json bert_pre = {{"type", "BertPreTokenizer"}};
+    const json wp_decoder = {{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", true}};
+    const json cls_sep = {{"type", "TemplateProcessing"},
+                          {"single",
+                           {{{"SpecialToken", {{"id", "[CLS]"}, {"type_id", 0}}}},
+                            {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                            {{"SpecialToken", {{"id", "[SEP]"}, {"type_id", 0}}}}}},
+                          {"pair",
+                           {{{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                            {{"Sequence", {{"id", "B"}, {"type_id", 1}}}}}},
+                          {"special_tokens",
+                           {{"[CLS]", {{"id", "[CLS]"}, {"ids", {1}}, {"tokens", {"[CLS]"}}}},
+                            {"[SEP]", {{"id", "[SEP]"}, {"ids", {2}}, {"tokens", {"[SEP]"}}}}}}};
+    const std::vector<json> normalizers = {
+        {{"type", "BertNormalizer"},
+         {"clean_text", true},
+         {"handle_chinese_chars", true},
+         {"strip_accents", nullptr},
+         {"lowercase", true}},
+        {{"type", "BertNormalizer"},
+         {"clean_text", false},
+         {"handle_chinese_chars", false},
+         {"strip_accents", true},
+         {"lowercase", false}},
+        {{"type", "Sequence"},
+         {"normalizers",
+          {{{"type", "NFKC"}},
+           {{"type", "Lowercase"}},
+           {{"type", "Strip"}, {"strip_left", true}, {"strip_right", false}},
+           {{"type", "Replace"}, {"pattern", {{"Regex", "\\s+"}}}, {"content", " "}}}}},
+        {{"type", "Sequence"},
+         {"normalizers",
+          {{{"type", "NFD"}},
+           {{"type", "StripAccents"}},
+           {{"type", "Strip"}, {"strip_left", false}, {"strip_right", true}}}}},
+        {{"type", "Sequence"}, {"normalizers", {{{"type", "NFKD"}}, {{"type", "NFC"}}}}}};
+    for (const json &n : normalizers)
+        out.push_back({"normalizer " + n.dump(),
+                       document(word_piece, n, bert_pre, wp_decoder, cls_sep), texts});
+    out.push_back(
+        {"wordpiece cleanup",
+         document(word_piece, nullptr, bert_pre, wp_decoder,
+                  {{"type", "BertProcessing"}, {"sep", {"[SEP]", 2}}, {"cls", {"[CLS]", 1}}}),
+         {"a . b , c ' s", "ab ! abc ?", "strasse tutu", "abcabcabc"}});
+    // Metaspace with each prepend scheme, split or not, around added tokens; Unigram with byte
+    // fallback; the Metaspace, ByteFallback, Fuse and Strip decoders.
+    const json unigram = {{"type", "Unigram"},
+                          {"unk_id", 0},
+                          {"byte_fallback", true},
+                          {"vocab", [] {
+                               json v = json::array();
+                               for (const auto &[piece, score] :
+                                    std::vector<std::pair<std::string, double>>{{"<unk>", 0.0},
+                                                                                {"<s>", 0.0},
+                                                                                {"\u2581", -2.0},
+                                                                                {"\u2581a", -1.0},
+                                                                                {"a", -2.5},
+                                                                                {"b", -2.0},
+                                                                                {"\u2581ab", -1.5},
+                                                                                {"ab", -1.2},
+                                                                                {"<0x78>", -5.0},
+                                                                                {"<0x79>", -5.0},
+                                                                                {"c", -3.0},
+                                                                                {"<mark>", 0.0}})
+                                   v.push_back(json::array({piece, score}));
+                               return v;
+                           }()}};
+    const json added = json::array({added_token(1, "<s>", false, false, false, true),
+                                    added_token(11, "<mark>", true, true, false, false)});
+    for (const char *scheme : {"always", "first", "never"})
+        for (const bool split_it : {true, false}) {
+            const json meta = {{"type", "Metaspace"},
+                               {"replacement", "\u2581"},
+                               {"prepend_scheme", scheme},
+                               {"split", split_it}};
+            out.push_back(
+                {std::string("metaspace ") + scheme + (split_it ? " split" : ""),
+                 document(unigram, nullptr, meta,
+                          {{"type", "Sequence"},
+                           {"decoders",
+                            {meta,
+                             {{"type", "ByteFallback"}},
+                             {{"type", "Fuse"}},
+                             {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 1}}}}},
+                          {{"type", "TemplateProcessing"},
+                           {"single",
+                            {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
+                             {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+                           {"pair",
+                            {{{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                             {{"Sequence", {{"id", "B"}, {"type_id", 1}}}}}},
+                           {"special_tokens",
+                            {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}},
+                          added),
+                 {"ab a  b", " ab<s>ab", "a <mark>  ab", "xyz ab", "<s>", "a  b  ", "abc c"}});
+        }
+    // Added tokens matched after normalizing (normalized: true), stripping spaces beside them.
+    out.push_back({"added tokens normalized and stripped",
+                   document(char_bpe(), {{"type", "Lowercase"}}, nullptr, nullptr, nullptr,
+                            json::array({added_token(20, "AB-", true, false, true, false),
+                                         added_token(21, "-c", false, true, false, true),
+                                         added_token(22, "ZZ", false, false, false, true)})),
+                   {"AB- ab-  -c  d", "Ab-ab-", "x -c-c", "aZZb ZZ", "zz"}});
+    // Byte-level: GPT-2's regex and a leading space (add_prefix_space), the ByteLevel decoder (a
+    // token cut inside a character decodes as U+FFFD), a Sequence post-processor.
+    const SmallBpe small = small_bpe();
+    json vocab = json::object(), merges = json::array();
+    for (size_t i = 0; i < small.tokens.size(); ++i) vocab[small.tokens[i]] = int(i);
+    for (const std::string &m : small.merges) merges.push_back(m);  // the legacy "a b" form
+    out.push_back(
+        {"byte level",
+         document({{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}, {{"type", "NFC"}},
+                  {{"type", "ByteLevel"},
+                   {"add_prefix_space", true},
+                   {"trim_offsets", true},
+                   {"use_regex", true}},
+                  {{"type", "ByteLevel"},
+                   {"add_prefix_space", true},
+                   {"trim_offsets", true},
+                   {"use_regex", true}},
+                  {{"type", "Sequence"},
+                   {"processors",
+                    {{{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}},
+                     {{"type", "RobertaProcessing"},
+                      {"sep", {"<|endoftext|>", 261}},
+                      {"cls", {"<user>", 262}},
+                      {"trim_offsets", true},
+                      {"add_prefix_space", true}}}}},
+                  json::array({added_token(261, "<|endoftext|>", false, false, false, true),
+                               added_token(262, "<user>", false, false, false, false)})),
+         {"the in a", "  the  ", "<user>hi<|endoftext|>", "I've 12 \u00E9\u00E9", "\U0001F999"}});
+    return out;
+}
+
+class Components : public testing::TestWithParam<size_t> {};
+
+TEST_P(Components, CppAsTheRustClient) {
+    const ComponentCase c = component_cases()[GetParam()];
+    SCOPED_TRACE(c.name);
+    const std::string dir = export_dir("component-" + std::to_string(GetParam()));
+    std::ofstream(dir + "/tokenizer.json") << c.doc.dump(2);
+    EXPECT_EQ(agree_with_rust(dir, c.texts, c.name), int(c.texts.size()));
+}
+INSTANTIATE_TEST_SUITE_P(Interpreter, Components,
+                         testing::Range(size_t(0), component_cases().size()),
+                         [](const auto &i) { return test_name(component_cases()[i.param].name); });
+
 // Bad input: exit 1 naming the key (and index), nothing written.
 TEST(BadInput, RefusedNamingKeyAndIndex) {
     struct Case {

@@ -138,8 +138,8 @@ struct Tokenizer::Impl {
 
 namespace {
 
-// The single-sequence template of TemplateProcessing (template.rs): pieces "$A"/"$B" (with an
-// optional ":type_id") or a special token's name, as objects or as a string.
+// The single-sequence template of TemplateProcessing (template.rs): the sequence, or the ids of a
+// special token of special_tokens.
 PostProcessor template_processing(const Node &n) {
     std::unordered_map<std::string, std::vector<int32_t>> specials;
     if (n.has("special_tokens")) {
@@ -161,27 +161,14 @@ PostProcessor template_processing(const Node &n) {
             where.fail("special token \"" + name + "\" is not in special_tokens");
         items.emplace_back(it->second);
     };
-    if (single.json().is_string()) {
-        std::istringstream words(single.str());
-        for (std::string w; words >> w;) {
-            const std::string name =
-                w.substr(0, w.rfind(':') == std::string::npos || w.rfind(':') == 0 ? w.size()
-                                                                                   : w.rfind(':'));
-            if (!name.empty() && name[0] == '$')
-                items.emplace_back(std::nullopt);
-            else
-                special(single, name);
-        }
-    } else {
-        for (size_t i = 0; i < single.size(); ++i) {
-            const Node p = single.at(i);
-            if (p.has("Sequence"))
-                items.emplace_back(std::nullopt);
-            else if (p.has("SpecialToken"))
-                special(p, p.at("SpecialToken").at("id").str());
-            else
-                p.fail("neither a Sequence nor a SpecialToken");
-        }
+    for (size_t i = 0; i < single.size(); ++i) {
+        const Node p = single.at(i);
+        if (p.has("Sequence"))
+            items.emplace_back(std::nullopt);
+        else if (p.has("SpecialToken"))
+            special(p, p.at("SpecialToken").at("id").str());
+        else
+            p.fail("neither a Sequence nor a SpecialToken");
     }
     return [items](std::vector<int32_t> &ids) {
         std::vector<int32_t> out;
