@@ -154,8 +154,15 @@ TEST(Interpreter, RefusesNamingFileAndJsonPath) {
         const std::string e = error_of([&] { Tokenizer::from_json(j.dump(), "t.json"); });
         EXPECT_NE(e.find(c.message), std::string::npos) << e;
     }
+    // Sequences nested past 64 levels (built recursively).
+    json deep = {{"type", "Lowercase"}};
+    for (int i = 0; i < 100; ++i) deep = {{"type", "Sequence"}, {"normalizers", {deep}}};
+    json j = small();
+    j["normalizer"] = deep;
+    std::string e = error_of([&] { Tokenizer::from_json(j.dump(), "t.json"); });
+    EXPECT_NE(e.find("Sequence nested too deep"), std::string::npos) << e;
     // A syntax error: the byte offset.
-    const std::string e = error_of([] { Tokenizer::from_json("{\"model\": [1, 2,,]}", "t.json"); });
+    e = error_of([] { Tokenizer::from_json("{\"model\": [1, 2,,]}", "t.json"); });
     EXPECT_NE(e.find("t.json: offset 16: not valid JSON"), std::string::npos) << e;
     const std::string missing = error_of([] { Tokenizer::load("/nonexistent-package"); });
     EXPECT_NE(missing.find("/nonexistent-package/tokenizer.json: cannot be read"),

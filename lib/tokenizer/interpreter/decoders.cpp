@@ -174,7 +174,7 @@ Decoder word_piece(const Node &n) {
 }
 
 Decoder sequence(const Node &n) {
-    const Node list = n.at("decoders");
+    const Node list = n.sequence("decoders");
     std::vector<Decoder> each;
     for (size_t i = 0; i < list.size(); ++i) each.push_back(make_decoder(list.at(i)));
     return [each](std::vector<std::string> &tokens) {

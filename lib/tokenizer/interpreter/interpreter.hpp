@@ -42,6 +42,9 @@ public:
     uint32_t one_char() const;                       // a string of exactly one character
     // Optional members with a default.
     std::string str_or(const char *key, const std::string &dflt) const;
+    // The members of a Sequence component (`key`: "normalizers", ...), refusing one nested past
+    // 64 levels (its components are built recursively).
+    Node sequence(const char *key) const;
     bool bool_or(const char *key, bool dflt) const;
 
 private:
@@ -108,8 +111,16 @@ using Normalizer = std::function<void(std::string &)>;
 using PreTokenizer = std::function<void(Pieces &)>;  // splits the pieces without an id
 using Decoder = std::function<void(std::vector<std::string> &)>;
 
+// A string-keyed map that finds by std::string_view too.
+struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+template <class T>
+using StringMap = std::unordered_map<std::string, T, StringHash, std::equal_to<>>;
+
 struct Model {
-    std::unordered_map<std::string, int32_t> ids;  // token -> id
+    StringMap<int32_t> ids;  // token -> id
     std::unordered_map<int32_t, std::string> tokens;
     // The ids of a non-empty piece, appended (the model passed in: its maps).
     std::function<void(const Model &, std::string_view, std::vector<int32_t> &)> tokenize;

@@ -1,5 +1,6 @@
 // Models (tokenizers/src/models): BPE, WordPiece and Unigram.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <queue>
 
@@ -14,9 +15,11 @@ constexpr int64_t kMaxId = INT32_MAX - 1;
 // {"token": id, ...}
 void read_vocab_map(const Node &v, Model &m) {
     if (!v.json().is_object()) v.fail("not an object");
+    m.ids.reserve(v.json().size());
     for (const auto &[token, id] : v.json().items()) {
-        const Node n(id, v.file(), v.path() + "/" + token);
-        const auto i = int32_t(n.integer(0, kMaxId));
+        const bool ok = id.is_number_unsigned() && id.get<uint64_t>() <= uint64_t(kMaxId);
+        const auto i = ok ? int32_t(id.get<uint64_t>())
+                          : int32_t(Node(id, v.file(), v.path() + "/" + token).integer(0, kMaxId));
         m.ids[token] = i;
         m.tokens[i] = token;
     }
@@ -37,7 +40,7 @@ struct Bpe {
 
     void tokenize(const Model &m, std::string_view w, std::vector<int32_t> &out) const {
         if (ignore_merges)
-            if (const auto it = m.ids.find(std::string(w)); it != m.ids.end()) {
+            if (const auto it = m.ids.find(w); it != m.ids.end()) {
                 out.push_back(it->second);
                 return;
             }
@@ -56,9 +59,12 @@ struct Bpe {
         size_t unk_len = 0;
         for (size_t i = 0; i < w.size();) {
             const size_t len = char_len(uint8_t(w[i]));
-            std::string s(w.substr(i, len));
-            if (i > 0) s = prefix + s;
-            if (i + len == w.size()) s += suffix;
+            std::string_view s = w.substr(i, len);
+            std::string buf;
+            if ((i > 0 && !prefix.empty()) || (i + len == w.size() && !suffix.empty())) {
+                buf.assign(i > 0 ? prefix : "").append(s).append(i + len == w.size() ? suffix : "");
+                s = buf;
+            }
             i += len;
             if (const auto it = m.ids.find(s); it != m.ids.end()) {
                 if (unk_id >= 0) add(unk_id, unk_len), unk_id = -1;
@@ -147,28 +153,36 @@ Model bpe(const Node &n) {
     b->byte_fallback = n.bool_or("byte_fallback", false);
     b->ignore_merges = n.bool_or("ignore_merges", false);
     const Node merges = n.at("merges");
-    const auto id_of = [&](const Node &where, const std::string &t) {
+    const nlohmann::json &list = merges.json();
+    if (!list.is_array()) merges.fail("not an array");
+    std::string joined;
+    const auto id_of = [&](size_t i, std::string_view t) {
         const auto it = m.ids.find(t);
-        if (it == m.ids.end()) where.fail("merge token \"" + t + "\" is not in the vocab");
+        if (it == m.ids.end())
+            merges.at(i).fail("merge token \"" + std::string(t) + "\" is not in the vocab");
         return it->second;
     };
-    for (size_t i = 0; i < merges.size(); ++i) {
-        const Node e = merges.at(i);
-        std::string a, c;
-        if (e.json().is_string()) {  // the legacy form "a b"
-            const std::string s = e.str();
+    b->merges.reserve(list.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+        const nlohmann::json &e = list[i];
+        std::string_view a, c;
+        if (e.is_string()) {  // the legacy form "a b"
+            const std::string_view s = e.get_ref<const std::string &>();
             const size_t sp = s.find(' ');
             if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos)
-                e.fail("not two parts separated by one space");
+                merges.at(i).fail("not two parts separated by one space");
             a = s.substr(0, sp), c = s.substr(sp + 1);
+        } else if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
+            a = e[0].get_ref<const std::string &>(), c = e[1].get_ref<const std::string &>();
         } else {
-            if (e.size() != 2) e.fail("not a pair");
-            a = e.at(size_t(0)).str(), c = e.at(size_t(1)).str();
+            merges.at(i).fail("not a pair of strings");
         }
-        if (c.compare(0, b->prefix.size(), b->prefix) != 0)
-            e.fail("\"" + c + "\" does not start with the continuing_subword_prefix");
-        const int32_t merged = id_of(e, a + c.substr(b->prefix.size()));
-        b->merges[Bpe::key(id_of(e, a), id_of(e, c))] = {uint32_t(i), merged};  // a later rank wins
+        if (c.substr(0, b->prefix.size()) != b->prefix)
+            merges.at(i).fail("\"" + std::string(c) +
+                              "\" does not start with the continuing_subword_prefix");
+        joined.assign(a).append(c.substr(b->prefix.size()));
+        const int32_t merged = id_of(i, joined);
+        b->merges[Bpe::key(id_of(i, a), id_of(i, c))] = {uint32_t(i), merged};  // a later rank wins
     }
     m.tokenize = [b](const Model &self, std::string_view w, std::vector<int32_t> &out) {
         b->tokenize(self, w, out);
@@ -301,7 +315,7 @@ struct Unigram {
             end = *b.from;
         }
         for (size_t i = parts.size(); i-- > 0;) {
-            if (const auto it = m.ids.find(std::string(parts[i])); it != m.ids.end()) {
+            if (const auto it = m.ids.find(parts[i]); it != m.ids.end()) {
                 out.push_back(it->second);
                 continue;
             }
@@ -329,15 +343,18 @@ Model unigram(const Node &n) {
     u->where = n.file() + ": " + n.path();
     const Node vocab = n.at("vocab");
     double lowest = INFINITY;
-    for (size_t i = 0; i < vocab.size(); ++i) {
-        const Node e = vocab.at(i);
-        if (e.size() != 2) e.fail("not a [piece, score] pair");
-        u->pieces.push_back(e.at(size_t(0)).str());
-        u->scores.push_back(e.at(size_t(1)).number());
+    const size_t count = vocab.size();
+    for (size_t i = 0; i < count; ++i) {
+        const nlohmann::json &e = vocab.json()[i];
+        if (!(e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_number() &&
+              std::isfinite(e[1].get<double>())))
+            vocab.at(i).fail("not a [piece, finite score] pair");
+        u->pieces.push_back(e[0].get<std::string>());
+        u->scores.push_back(e[1].get<double>());
         lowest = std::min(lowest, u->scores.back());
         m.ids[u->pieces.back()] = int32_t(i);  // a later duplicate wins
         m.tokens[int32_t(i)] = u->pieces.back();
-        if (u->pieces.back().empty()) e.fail("an empty piece");
+        if (u->pieces.back().empty()) vocab.at(i).fail("an empty piece");
     }
     if (vocab.size() > size_t(kMaxId)) vocab.fail("too many pieces");
     if (n.has("unk_id")) {

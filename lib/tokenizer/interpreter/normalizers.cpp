@@ -241,7 +241,7 @@ Normalizer precompiled(const Node &n) {
 }
 
 Normalizer sequence(const Node &n) {
-    const Node list = n.at("normalizers");
+    const Node list = n.sequence("normalizers");
     std::vector<Normalizer> each;
     for (size_t i = 0; i < list.size(); ++i) each.push_back(make_normalizer(list.at(i)));
     return [each](std::string &s) {

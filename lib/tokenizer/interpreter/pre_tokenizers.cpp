@@ -209,7 +209,7 @@ PreTokenizer bert(const Node &) {
 }
 
 PreTokenizer sequence(const Node &n) {
-    const Node list = n.at("pretokenizers");
+    const Node list = n.sequence("pretokenizers");
     std::vector<PreTokenizer> each;
     for (size_t i = 0; i < list.size(); ++i) each.push_back(make_pre_tokenizer(list.at(i)));
     return [each](Pieces &pieces) {

@@ -1,6 +1,7 @@
 // The interpreter's JSON reader and its UTF-8 and Unicode helpers (utf8proc).
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -85,6 +86,11 @@ std::string Node::str_or(const char *key, const std::string &dflt) const {
 
 bool Node::bool_or(const char *key, bool dflt) const {
     return has(key) ? at(key).boolean() : dflt;
+}
+
+Node Node::sequence(const char *key) const {
+    if (std::count(path_.begin(), path_.end(), '/') > 2 * 64) fail("Sequence nested too deep");
+    return at(key);
 }
 
 nlohmann::json parse_json(std::string_view text, const std::string &file) {

@@ -35,12 +35,13 @@ struct Added {
 class Matcher {
 public:
     void add(const Added *a) {
-        if (a->pattern.empty()) return;
-        auto &b = buckets_[uint8_t(a->pattern[0])];
-        b.push_back(a);
-        std::stable_sort(b.begin(), b.end(), [](const Added *x, const Added *y) {
-            return x->pattern.size() > y->pattern.size();
-        });
+        if (!a->pattern.empty()) buckets_[uint8_t(a->pattern[0])].push_back(a);
+    }
+    void sort() {  // longest first in each bucket
+        for (auto &b : buckets_)
+            std::stable_sort(b.begin(), b.end(), [](const Added *x, const Added *y) {
+                return x->pattern.size() > y->pattern.size();
+            });
     }
     bool empty() const {
         return std::all_of(buckets_.begin(), buckets_.end(),
@@ -201,7 +202,7 @@ PostProcessor Tokenizer::Impl::read_post(const Node &n) const {
     if (type == "BertProcessing" || type == "RobertaProcessing") return cls_sep(n);
     if (type == "ByteLevel") return [](std::vector<int32_t> &) {};  // offsets only
     if (type == "Sequence") {
-        const Node list = n.at("processors");
+        const Node list = n.sequence("processors");
         std::vector<PostProcessor> each;
         for (size_t i = 0; i < list.size(); ++i) each.push_back(read_post(list.at(i)));
         return [each](std::vector<int32_t> &ids) {
@@ -236,6 +237,8 @@ void Tokenizer::Impl::read_added(const Node &list) {
         added.push_back(std::move(a));
     }
     for (const auto &[id, a] : added_by_id) (a->normalized ? normalized : raw).add(a);
+    raw.sort();
+    normalized.sort();
 }
 
 void Tokenizer::Impl::read(const Node &root) {
