@@ -9,11 +9,13 @@
 namespace gguftool::tokenizer::interp {
 namespace {
 
-// A match may take this many steps of PCRE2's matcher (backtracks), and nest this deep: far past
+// A match may take this many steps of PCRE2's matcher (backtracks), nest this deep and take this
+// much heap: far past
 // what a tokenizer's regex takes on a piece, and reached in well under a second by one that
 // backtracks catastrophically.
 constexpr uint32_t kMatchLimit = 10'000'000;
 constexpr uint32_t kDepthLimit = 100'000;
+constexpr uint32_t kHeapLimitKiB = 64 * 1024;  // the interpreter's backtracking memory
 
 // Oniguruma's classes (the onig crate's default syntax, Ruby's, on UTF-8; measured in the Rust
 // client: \s matches U+0085, \w matches marks and every number, \h is a hex digit) written as PCRE2
@@ -129,6 +131,7 @@ Regex::Regex(std::string_view pattern, bool literal, std::string where) : where_
     code->context = pcre2_match_context_create(nullptr);
     pcre2_set_match_limit(code->context, kMatchLimit);
     pcre2_set_depth_limit(code->context, kDepthLimit);
+    pcre2_set_heap_limit(code->context, kHeapLimitKiB);
     code_ = std::move(code);
 }
 
