@@ -122,6 +122,7 @@ using StringMap = std::unordered_map<std::string, T, StringHash, std::equal_to<>
 struct Model {
     StringMap<int32_t> ids;  // token -> id
     std::unordered_map<int32_t, std::string> tokens;
+    size_t size = 0;  // get_vocab_size: the vocab's entries (added tokens' ids start there)
     // The ids of a non-empty piece, appended (the model passed in: its maps).
     std::function<void(const Model &, std::string_view, std::vector<int32_t> &)> tokenize;
 };

@@ -23,6 +23,7 @@ void read_vocab_map(const Node &v, Model &m) {
         m.ids[token] = i;
         m.tokens[i] = token;
     }
+    m.size = m.ids.size();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,6 +358,7 @@ Model unigram(const Node &n) {
         if (u->pieces.back().empty()) vocab.at(i).fail("an empty piece");
     }
     if (vocab.size() > size_t(kMaxId)) vocab.fail("too many pieces");
+    m.size = u->pieces.size();
     if (n.has("unk_id")) {
         if (vocab.size() == 0) n.fail("an unk_id with an empty vocab");
         u->unk = int32_t(n.at("unk_id").integer(0, int64_t(vocab.size()) - 1));

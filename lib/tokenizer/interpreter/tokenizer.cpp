@@ -215,7 +215,7 @@ PostProcessor Tokenizer::Impl::read_post(const Node &n) const {
 // added_vocabulary.rs add_tokens: a token takes the id its text already has (an added token's,
 // then the model's) or the next one past the model's vocabulary; "id" in the file is not read.
 void Tokenizer::Impl::read_added(const Node &list) {
-    int32_t next = int32_t(model.ids.size());
+    int32_t next = int32_t(model.size);
     for (size_t i = 0; i < list.size(); ++i) {
         const Node t = list.at(i);
         auto a = std::make_unique<Added>();
