@@ -10,9 +10,8 @@ namespace gguftool::tokenizer::interp {
 namespace {
 
 // A match may take this many steps of PCRE2's matcher (backtracks), nest this deep and take this
-// much heap: far past
-// what a tokenizer's regex takes on a piece, and reached in well under a second by one that
-// backtracks catastrophically.
+// much heap: far past what a tokenizer's regex takes on a piece, and reached in well under a second
+// by one that backtracks catastrophically.
 constexpr uint32_t kMatchLimit = 10'000'000;
 constexpr uint32_t kDepthLimit = 100'000;
 constexpr uint32_t kHeapLimitKiB = 64 * 1024;  // the interpreter's backtracking memory

@@ -7,7 +7,6 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 #include <unordered_set>
 
@@ -42,10 +41,6 @@ public:
             std::stable_sort(b.begin(), b.end(), [](const Added *x, const Added *y) {
                 return x->pattern.size() > y->pattern.size();
             });
-    }
-    bool empty() const {
-        return std::all_of(buckets_.begin(), buckets_.end(),
-                           [](const auto &b) { return b.empty(); });
     }
     // find_matches: the text in pieces, each an added token (id set) or not.
     Pieces split(const Piece &p) const {
