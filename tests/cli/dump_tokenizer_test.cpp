@@ -114,7 +114,7 @@ TEST(DumpTokenizer, LeftOutWithNoMetadata) {
 TEST(DumpTokenizer, UnexportableVocabularyGivesTokenizersReason) {
     TempDir dir;
     const std::pair<const char *, std::vector<std::string>> cases[] = {
-        {"t5.gguf", {"--set", "tokenizer.ggml.model=string:t5"}},
+        {"rwkv.gguf", {"--set", "tokenizer.ggml.model=string:rwkv"}},
         {"bos.gguf", {"--set", "tokenizer.ggml.bos_token_id=uint32:5000"}},
     };
     for (const auto &[name, edit] : cases) {
