@@ -20,6 +20,7 @@ program_packages=(build-essential cmake pkg-config
                   libonnx-dev libprotobuf-dev protobuf-compiler
                   libxxhash-dev  # gguftool hash: xxHash
                   nettle-dev     # gguftool hash: SHA-1, SHA-256
+                  libpcre2-dev libutf8proc-dev  # gguftool-onnx: tokenizer.json's regexes, Unicode
                   libopenblas-dev)  # gguftool-onnx run: MatMul and Gemm (cblas_sgemm)
 # What the tests add.
 test_packages=(libgtest-dev libgmock-dev

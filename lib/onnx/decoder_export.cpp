@@ -27,7 +27,29 @@ double shortest(float f) {
     return std::stod(fmt::format("{}", f));
 }
 
-nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row) {
+// The ids generation stops at: llama.cpp's end-of-generation set (llama_vocab_is_eog:
+// tokenizer::end_of_generation_ids), or the EOS key alone when the vocabulary cannot be read
+// (the package then has no tokenizer either, and the notes say why).
+std::vector<int64_t> stop_ids(const gguf::Model &model, const Hparams &h) {
+    try {
+        const std::vector<int32_t> eog = tokenizer::end_of_generation_ids(model.first());
+        return {eog.begin(), eog.end()};
+    } catch (const Error &) {
+        return h.eos >= 0 ? std::vector<int64_t>{h.eos} : std::vector<int64_t>{};
+    }
+}
+
+// eos_token_id as transformers (and transformers.js' generate(): EosTokenCriteria) read it: one id,
+// or the list when generation stops at several (as Llama 3.1's configs list them).
+void put_eos(nlohmann::ordered_json &c, const std::vector<int64_t> &stop) {
+    if (stop.size() == 1)
+        c["eos_token_id"] = stop[0];
+    else if (!stop.empty())
+        c["eos_token_id"] = stop;
+}
+
+nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row,
+                                   const std::vector<int64_t> &stop) {
     nlohmann::ordered_json c;
     c["architectures"] = {std::string(row.hf_class)};
     c["model_type"] = std::string(row.model_type);
@@ -46,7 +68,7 @@ nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row)
     if (h.attn_softcap != 0) c["attn_logit_softcapping"] = shortest(h.attn_softcap);
     if (h.final_softcap != 0) c["final_logit_softcapping"] = shortest(h.final_softcap);
     if (h.bos >= 0) c["bos_token_id"] = h.bos;
-    if (h.eos >= 0) c["eos_token_id"] = h.eos;
+    put_eos(c, stop);
     if (h.pad >= 0) c["pad_token_id"] = h.pad;
     c["torch_dtype"] = "float32";
     c["use_cache"] = true;
@@ -54,10 +76,10 @@ nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row)
     return c;
 }
 
-nlohmann::ordered_json generation_config_json(const Hparams &h) {
+nlohmann::ordered_json generation_config_json(const Hparams &h, const std::vector<int64_t> &stop) {
     nlohmann::ordered_json c;
     if (h.bos >= 0) c["bos_token_id"] = h.bos;
-    if (h.eos >= 0) c["eos_token_id"] = h.eos;
+    put_eos(c, stop);
     if (h.pad >= 0) c["pad_token_id"] = h.pad;
     return c;
 }
@@ -181,9 +203,10 @@ Result export_decoder(const gguf::Model &model, const std::string &out_dir, cons
         model_file.keep();
         data_file.keep();
     }
-    write_text((tmp.path() / "config.json").string(), config_json(h, row).dump(2) + "\n");
+    const std::vector<int64_t> stop = stop_ids(model, h);
+    write_text((tmp.path() / "config.json").string(), config_json(h, row, stop).dump(2) + "\n");
     write_text((tmp.path() / "generation_config.json").string(),
-               generation_config_json(h).dump(2) + "\n");
+               generation_config_json(h, stop).dump(2) + "\n");
     // The tokenizer (gguftool/tokenizer_export.hpp): a vocabulary no tokenizer.json can express
     // leaves the package without one, said in the notes; the graph does not depend on it.
     try {

@@ -212,6 +212,7 @@ struct LlamaLib {
     int32_t (*vocab_n_tokens)(const void *vocab) = nullptr;
     int32_t (*vocab_bos)(const void *vocab) = nullptr;
     int32_t (*vocab_eos)(const void *vocab) = nullptr;
+    bool (*vocab_is_eog)(const void *vocab, int32_t token) = nullptr;
     int32_t (*tokenize)(const void *vocab, const char *text, int32_t text_len, int32_t *tokens,
                         int32_t n_tokens_max, bool add_special, bool parse_special) = nullptr;
     int32_t (*token_to_piece)(const void *vocab, int32_t token, char *buf, int32_t length,
@@ -261,6 +262,7 @@ std::string resolve_all(LlamaLib &l) {
     r(l.vocab_n_tokens, "llama_vocab_n_tokens");
     r(l.vocab_bos, "llama_vocab_bos");
     r(l.vocab_eos, "llama_vocab_eos");
+    r(l.vocab_is_eog, "llama_vocab_is_eog");
     r(l.tokenize, "llama_tokenize");
     r(l.token_to_piece, "llama_token_to_piece");
     r(l.detokenize, "llama_detokenize");
@@ -520,6 +522,10 @@ int32_t LlamaModel::bos() const {
 }
 int32_t LlamaModel::eos() const {
     return lib_->vocab_eos(vocab_);
+}
+
+bool LlamaModel::is_eog(int32_t token) const {
+    return lib_->vocab_is_eog(vocab_, token);
 }
 
 std::vector<float> LlamaModel::decode(std::span<const int32_t> tokens, int32_t pos0, int32_t seq) {

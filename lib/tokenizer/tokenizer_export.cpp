@@ -16,6 +16,11 @@ TokenizerFiles build_tokenizer_files(const gguf::Model &model) {
             detail::special_tokens_map_json(v)};
 }
 
+std::vector<int32_t> end_of_generation_ids(const gguf::File &file) {
+    const detail::Vocab v = detail::read_vocab(file);
+    return {v.eog.begin(), v.eog.end()};
+}
+
 void write_tokenizer_files(const gguf::Model &model, const std::string &dir) {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))

@@ -1,4 +1,4 @@
-// Inside lib/tokenizer: the tokenizer.ggml.pre table (pre_tokenizers.cpp).
+// Inside lib/tokenizer: the tokenizer.ggml.pre table (pre_tokenizers.cpp) and the UTF-8 check.
 #pragma once
 
 #include <string>
@@ -33,5 +33,12 @@ const PreRow *find_pre(std::string_view name);
 // Its Split regexes, as llama.cpp reads them.
 std::vector<std::string> split_regexes(const PreRow &row);
 const std::vector<PreRow> &pre_rows();
+
+// The length of the longest well-formed UTF-8 prefix of `s` (no overlong forms, surrogates or code
+// points past U+10FFFF): s.size() when all of it is (vocab.cpp).
+size_t utf8_valid_prefix(std::string_view s);
+inline bool valid_utf8(std::string_view s) {
+    return utf8_valid_prefix(s) == s.size();
+}
 
 }  // namespace gguftool::tokenizer::detail

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -52,7 +53,7 @@ const std::vector<Detected> kDetected = {
     {"fim_rep", {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"}},
     {"fim_sep", {"<|file_sep|>"}},
 };
-// End-of-generation texts: always made CONTROL.
+// End-of-generation texts: always made CONTROL, and in the end-of-generation set.
 const std::vector<std::string_view> kEogTexts = {"<|eot_id|>",
                                                  "<|im_end|>",
                                                  "<|end|>",
@@ -94,39 +95,6 @@ constexpr SpecialKey kSpecialKeys[] = {
     {"fim_pre", "tokenizer.ggml.prefix_token_id"},  {"fim_suf", "tokenizer.ggml.suffix_token_id"},
     {"fim_mid", "tokenizer.ggml.middle_token_id"},
 };
-
-// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
-bool valid_utf8(std::string_view s) {
-    size_t i = 0;
-    while (i < s.size()) {
-        const auto c = uint8_t(s[i]);
-        size_t n;
-        uint32_t cp;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            n = 1, cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            n = 2, cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            n = 3, cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (i + n >= s.size()) return false;
-        for (size_t k = 1; k <= n; ++k) {
-            const auto d = uint8_t(s[i + k]);
-            if ((d & 0xC0) != 0x80) return false;
-            cp = (cp << 6) | (d & 0x3F);
-        }
-        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += n + 1;
-    }
-    return true;
-}
 
 class Reader {
 public:
@@ -349,17 +317,39 @@ void apply_overrides(const Reader &r, const gguf::File &f, Vocab &v) {
             v.ids[std::string(d.slot)] = int64_t(*first);
         }
     }
+    // The end-of-generation set (special_eog_ids), in llama.cpp's order: the FIM pad, repo and
+    // separator ids, every token with an end-of-generation text (made CONTROL), then the EOS, EOT
+    // and EOM ids.
+    std::set<int64_t> eog;
+    for (const char *slot : {"fim_pad", "fim_rep", "fim_sep"})
+        if (v.id(slot) >= 0) eog.insert(v.id(slot));
     for (const std::string_view t : kEogTexts)
-        if (const auto id = find(t)) v.attrs[*id] |= kAttrControl;
+        if (const auto id = find(t)) {
+            v.attrs[*id] |= kAttrControl;
+            eog.insert(int64_t(*id));
+        }
     for (const std::string_view t : kUserDefinedTexts)
         if (const auto id = find(t)) v.attrs[*id] = kAttrUserDefined;
-    // o200k_harmony and solar-open: <|end|> is not an end of generation, and is USER_DEFINED.
-    const bool call = find("<|call|>") || find("<|calls|>");
-    if (const auto end = find("<|end|>");
-        end && ((find("<|return|>") && call) || (call && find("<|flush|>"))))
+    for (const char *slot : {"eos", "eot", "eom"})
+        if (v.id(slot) >= 0) eog.insert(v.id(slot));
+    const auto in_eog = [&](std::string_view t) {
+        const auto id = find(t);
+        return id && eog.count(int64_t(*id)) ? id : std::nullopt;
+    };
+    // o200k_harmony and solar-open: <|end|> is no end of generation (and is USER_DEFINED) when
+    // the set holds <|return|> and <|call|>, or <|call|> or <|calls|> and <|flush|>.
+    const bool call = in_eog("<|call|>") || in_eog("<|calls|>");
+    if (const auto end = in_eog("<|end|>");
+        end && ((in_eog("<|return|>") && call) || (call && in_eog("<|flush|>")))) {
+        eog.erase(int64_t(*end));
         v.attrs[*end] = kAttrUserDefined;
-    // gemma4 and paddleocr: </s> is NORMAL when <|tool_response> exists.
-    if (const auto s = find("</s>"); s && find("<|tool_response>")) v.attrs[*s] = kAttrNormal;
+    }
+    // gemma4 and paddleocr: </s> is no end of generation (and is NORMAL) when <|tool_response> is.
+    if (const auto s = in_eog("</s>"); s && in_eog("<|tool_response>")) {
+        eog.erase(int64_t(*s));
+        v.attrs[*s] = kAttrNormal;
+    }
+    v.eog.assign(eog.begin(), eog.end());
 
     // Per-model lstrip/rstrip, by pre-tokenizer, architecture or lower-cased general.name.
     const auto contains_any = [](const std::string &s, std::initializer_list<std::string_view> l) {
@@ -466,6 +456,38 @@ void read_ids_and_flags(const Reader &r, Vocab &v, const std::map<std::string, i
 }
 
 }  // namespace
+
+size_t utf8_valid_prefix(std::string_view s) {
+    size_t i = 0;
+    while (i < s.size()) {
+        const auto c = uint8_t(s[i]);
+        size_t n;
+        uint32_t cp;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            n = 1, cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 2, cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 3, cp = c & 0x07;
+        } else {
+            return i;
+        }
+        if (i + n >= s.size()) return i;
+        for (size_t k = 1; k <= n; ++k) {
+            const auto d = uint8_t(s[i + k]);
+            if ((d & 0xC0) != 0x80) return i;
+            cp = (cp << 6) | (d & 0x3F);
+        }
+        if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return i;
+        i += n + 1;
+    }
+    return i;
+}
 
 Vocab read_settings(const gguf::File &f) {
     const Reader r(f);

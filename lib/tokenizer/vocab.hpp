@@ -40,6 +40,8 @@ struct Vocab {
     std::vector<uint32_t> attrs;                              // final llama_token_attr
     std::vector<std::pair<std::string, std::string>> merges;  // BPE
     std::map<std::string, int64_t> ids;  // "bos", "eos", "unk", ...: the set ones
+    // llama.cpp's end-of-generation set (special_eog_ids: llama_vocab_is_eog), ascending.
+    std::vector<int64_t> eog;
     bool add_bos = false, add_eos = false, add_sep = false, add_space_prefix = false;
     bool clean_spaces = false, ignore_merges = false;
     bool remove_extra_whitespaces = false;  // UGM's whitespace handling

@@ -1,8 +1,12 @@
 // gguftool's tokenizer export against llama.cpp: its own test vectors (models/ggml-vocab-*.gguf
 // with .inp/.out, from the pinned release's source: llama_vocabs.hpp) tokenized from the exported
-// files by transformers.js and by Hugging Face's Rust tokenizers, and llama_tokenize of libllama (a
-// vocab-only load) on more text, with and without BOS/EOS, plus detokenization, in transformers.js
-// (the UGM vocabulary in both clients). Then the refusals and bad input.
+// files by transformers.js, by Hugging Face's Rust tokenizers and by gguftool's own C++ interpreter
+// (gguftool/tokenizer.hpp), and llama_tokenize of libllama (a vocab-only load) on more text, with
+// and without BOS/EOS, plus detokenization, in transformers.js and the C++ interpreter (the UGM
+// vocabulary in all three clients); the C++ interpreter also id for id against the Rust client.
+// Then the refusals and bad input.
+#include "gguftool/tokenizer.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -34,6 +38,7 @@ const std::string kDriver = std::string(GGUFTOOL_SOURCE_DIR) + "/tests/tokenizer
 // The clients of tokenizer.json (tokenize.mjs).
 const std::string kTransformersJs = "transformers.js";
 const std::string kTokenizers = "tokenizers";  // Hugging Face's Rust tokenizers (npm binding)
+const std::string kCpp = "c++";                // gguftool::tokenizer::Tokenizer, in process
 
 // The vocabularies of llama.cpp's tree with vectors, and those without (live comparison only).
 const std::vector<std::string> kWithVectors = {
@@ -106,6 +111,21 @@ struct Encoded {
 // A client (transformers.js unless said) on the files in `dir`.
 Encoded encode(const std::string &dir, const std::vector<std::string> &texts,
                const std::string &client = kTransformersJs) {
+    if (client == kCpp) {  // what tokenize.mjs does, in the C++ interpreter
+        const tokenizer::Tokenizer t = tokenizer::Tokenizer::load(dir);
+        Encoded e;
+        for (const std::string &text : texts) {
+            std::vector<std::vector<int>> each;
+            for (const bool add : {false, true}) {
+                const std::vector<int32_t> ids = t.encode(text, add);
+                each.emplace_back(ids.begin(), ids.end());
+            }
+            e.decoded.push_back(
+                t.decode(std::vector<int32_t>(each[0].begin(), each[0].end()), false));
+            e.ids.push_back(std::move(each));
+        }
+        return e;
+    }
     if (kNode.empty()) throw std::runtime_error("node was not found by CMake");
     testkit::ProcessOptions o;
     o.stdin_data = json{{"texts", texts}, {"add_special", {false, true}}}.dump();
@@ -152,6 +172,7 @@ struct Known {
     std::vector<std::string> vocabs;
     std::string client, text;
     const char *why;
+    bool decoding = false;  // the ids are llama.cpp's; decoding them does not give the text back
 };
 // The UGM variants (Ugm below) with nomic-bert-moe's charsmap, and those keeping every space.
 const std::vector<std::string> kUgmCharsmap = {
@@ -186,10 +207,24 @@ const std::vector<Known> kKnown = {
     // text that starts with one; llama.cpp does.
     {{"nomic-bert-moe/no-charsmap"}, kTransformersJs, kUgmTexts[17], "a text starting with U+2581"},
     {{"nomic-bert-moe/no-charsmap"}, kTokenizers, kUgmTexts[17], "a text starting with U+2581"},
+    // WPM with strip_accents in Hugging Face's tokenizers too (and so in the C++ interpreter).
+    {{"bert-bge"}, kTokenizers, kExtraTexts[7], "NFD of Hangul"},
+    {{"bert-bge"}, kTokenizers, kExtraTexts[8], "Devanagari marks under strip_accents"},
+    // deepseek's user-defined "\u00F6" (a token of raw UTF-8 in a byte-level vocabulary): the Rust
+    // client's decode sends added tokens through the ByteLevel decoder, which reads the character
+    // as the byte 0xF6 (U+FFFD); llama.cpp and transformers.js give added tokens' text as it is.
+    {{"deepseek-coder", "deepseek-llm"},
+     kTokenizers,
+     kExtraTexts[5],
+     "\u00F6 decodes as U+FFFD",
+     true},
 };
-const Known *known(const std::string &vocab, const std::string &client, const std::string &text) {
+// The C++ interpreter follows the Rust client's semantics: its differences are the Rust client's.
+const Known *known(const std::string &vocab, const std::string &client, const std::string &text,
+                   bool decoding = false) {
+    const std::string &as = client == kCpp ? kTokenizers : client;
     const auto it = std::find_if(kKnown.begin(), kKnown.end(), [&](const Known &k) {
-        return k.client == client && k.text == text &&
+        return k.client == as && k.text == text && k.decoding == decoding &&
                std::find(k.vocabs.begin(), k.vocabs.end(), vocab) != k.vocabs.end();
     });
     return it == kKnown.end() ? nullptr : &*it;
@@ -230,6 +265,14 @@ Counts compare_live(const std::string &gguf, const std::string &dir,
         }
         // Detokenization: where llama.cpp gives the text back, the client must too.
         if (roundtrip && m.detokenize(m.tokenize(texts[i], false, true), false, true) == texts[i]) {
+            if (const Known *k = known(vocab, client, texts[i], true)) {
+                ++c.known;
+                if (got.decoded[i] == texts[i])
+                    ADD_FAILURE() << gguf << ": text " << i << " " << json(texts[i]).dump()
+                                  << " is a known decoding difference (" << k->why << ") but "
+                                  << client << " now decodes it: drop it from the list";
+                continue;
+            }
             ++c.roundtrip_total;
             if (got.decoded[i] == texts[i])
                 ++c.roundtrips;
@@ -239,6 +282,47 @@ Counts compare_live(const std::string &gguf, const std::string &dir,
         }
     }
     return c;
+}
+
+// Differences between the C++ interpreter and Hugging Face's Rust client, each with its cause:
+// asserted like kKnown (the texts must differ, for the vocabularies named).
+const std::vector<Known> kCppVsRust = {};
+
+// The C++ interpreter against the Rust client on `texts` (add_special off and on, and the decoding
+// of the ids without special tokens): identical, but for kCppVsRust. Returns texts compared.
+int agree_with_rust(const std::string &dir, const std::vector<std::string> &texts,
+                    const std::string &vocab) {
+    const Encoded cpp = encode(dir, texts, kCpp), rust = encode(dir, texts, kTokenizers);
+    int same = 0;
+    for (size_t i = 0; i < texts.size(); ++i) {
+        const bool equal = cpp.ids[i] == rust.ids[i] && cpp.decoded[i] == rust.decoded[i];
+        const auto k = std::find_if(kCppVsRust.begin(), kCppVsRust.end(), [&](const Known &x) {
+            return x.text == texts[i] &&
+                   std::find(x.vocabs.begin(), x.vocabs.end(), vocab) != x.vocabs.end();
+        });
+        if (k != kCppVsRust.end()) {
+            if (equal)
+                ADD_FAILURE() << vocab << ": text " << i << " " << json(texts[i]).dump()
+                              << " is a known difference (" << k->why
+                              << ") but the C++ interpreter now agrees with the Rust client";
+            continue;
+        }
+        if (equal) {
+            ++same;
+            continue;
+        }
+        for (int add = 0; add < 2; ++add)
+            if (cpp.ids[i][size_t(add)] != rust.ids[i][size_t(add)])
+                ADD_FAILURE() << vocab << ": text " << i << " " << json(texts[i]).dump()
+                              << " add_special=" << add
+                              << "\n  tokenizers: " << show(rust.ids[i][size_t(add)])
+                              << "\n  c++:        " << show(cpp.ids[i][size_t(add)]);
+        if (cpp.decoded[i] != rust.decoded[i])
+            ADD_FAILURE() << vocab << ": text " << i << " " << json(texts[i]).dump()
+                          << " decodes as " << json(cpp.decoded[i]).dump() << " in c++, as "
+                          << json(rust.decoded[i]).dump() << " in tokenizers";
+    }
+    return same;
 }
 
 // llama.cpp's common test text (the .inp of its vector files): for a vocabulary without vectors.
@@ -252,6 +336,9 @@ std::string test_name(std::string s) {
     for (char &c : s)
         if (!isalnum(uint8_t(c))) c = '_';
     return s;
+}
+std::string client_name(const std::string &client) {
+    return client == kCpp ? "cpp" : client;
 }
 
 class Vectors : public testing::TestWithParam<std::tuple<std::string, std::string>> {};
@@ -280,9 +367,10 @@ TEST_P(Vectors, MatchesEveryChunk) {
 }
 INSTANTIATE_TEST_SUITE_P(Llama, Vectors,
                          testing::Combine(testing::ValuesIn(kWithVectors),
-                                          testing::Values(kTransformersJs, kTokenizers)),
+                                          testing::Values(kTransformersJs, kTokenizers, kCpp)),
                          [](const auto &i) {
-                             return test_name(std::get<0>(i.param) + "_" + std::get<1>(i.param));
+                             return test_name(std::get<0>(i.param) + "_" +
+                                              client_name(std::get<1>(i.param)));
                          });
 
 class Live : public testing::TestWithParam<std::string> {};
@@ -303,6 +391,24 @@ TEST_P(Live, TransformersJsMatchesLlamaCpp) {
                  "add_special off and on); "
               << c.roundtrips << "/" << c.roundtrip_total << " round trips; " << c.known
               << " texts with a known difference\n";
+}
+// The same texts in the C++ interpreter: against llama.cpp (its differences are the Rust
+// client's), then against the Rust client, id for id.
+TEST_P(Live, CppMatchesLlamaCppAndRust) {
+    const std::string gguf = testkit::llama_vocab_dir() + "/ggml-vocab-" + GetParam() + ".gguf";
+    const std::string dir = export_dir("live-cpp-" + GetParam());
+    tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
+    std::vector<std::string> texts = kExtraTexts;
+    testkit::VocabVectors v = testkit::read_vocab_vectors(gguf);
+    if (v.texts.empty()) v.texts = common_test_texts();
+    texts.insert(texts.end(), v.texts.begin(), v.texts.end());
+    const bool wordpiece = GetParam() == "bert-bge";
+    const Counts c = compare_live(gguf, dir, texts, GetParam(), !wordpiece, kCpp);
+    const int same = agree_with_rust(dir, texts, GetParam());
+    std::cout << GetParam() << " in c++: " << c.matched << "/" << c.total
+              << " encodings like llama.cpp; " << c.roundtrips << "/" << c.roundtrip_total
+              << " round trips; " << c.known << " texts with a known difference; " << same << "/"
+              << texts.size() << " texts as the Rust client encodes and decodes them\n";
 }
 std::vector<std::string> every_vocab() {
     std::vector<std::string> all = kWithVectors;
@@ -391,14 +497,18 @@ TEST_P(Ugm, MatchesLlamaCpp) {
               << " encodings (extra and UGM texts, llama.cpp's common test text, add_special off "
                  "and on); "
               << c.roundtrips << "/" << c.roundtrip_total << " round trips; " << c.known
-              << " texts with a known difference\n";
+              << " texts with a known difference";
+    if (client == kCpp)
+        std::cout << "; " << agree_with_rust(dir, texts, vocab) << "/" << texts.size()
+                  << " texts as the Rust client encodes and decodes them";
+    std::cout << "\n";
 }
 INSTANTIATE_TEST_SUITE_P(NomicBertMoe, Ugm,
                          testing::Combine(testing::ValuesIn(kUgmVariants),
-                                          testing::Values(kTransformersJs, kTokenizers)),
+                                          testing::Values(kTransformersJs, kTokenizers, kCpp)),
                          [](const auto &i) {
                              return test_name(std::get<0>(i.param).name + "_" +
-                                              std::get<1>(i.param));
+                                              client_name(std::get<1>(i.param)));
                          });
 
 // The Unigram scores: llama.cpp's for the tokens of its Viterbi lattice (NORMAL, UNUSED, and 0 for
@@ -498,6 +608,11 @@ TEST(TinyDecoders, TransformersJsMatchesLlamaCpp) {
         const Counts c = compare_live(gguf, dir, kExtraTexts);
         std::cout << name << ": " << c.matched << "/" << c.total << " encodings; " << c.roundtrips
                   << "/" << c.roundtrip_total << " round trips\n";
+        const Counts cpp = compare_live(gguf, dir, kExtraTexts, "", true, kCpp);
+        std::cout << name << " in c++: " << cpp.matched << "/" << cpp.total << " encodings; "
+                  << cpp.roundtrips << "/" << cpp.roundtrip_total << " round trips; "
+                  << agree_with_rust(dir, kExtraTexts, name) << "/" << kExtraTexts.size()
+                  << " texts as the Rust client\n";
     }
 }
 
@@ -593,8 +708,270 @@ TEST(PreTokenizers, EverySupportedNameMatchesLlamaCpp) {
         tokenizer::write_tokenizer_files(gguf::Model::open(gguf), dir);
         const Counts c = compare_live(gguf, dir, kExtraTexts);
         EXPECT_EQ(c.matched, c.total);
+        const Counts cpp = compare_live(gguf, dir, kExtraTexts, "", true, kCpp);
+        EXPECT_EQ(cpp.matched, cpp.total);
+        EXPECT_EQ(agree_with_rust(dir, kExtraTexts, pre), int(kExtraTexts.size()));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The interpreter's components beyond what the exporter writes, on small hand-written
+// tokenizer.json documents: the C++ interpreter encodes (with and without special tokens) and
+// decodes as Hugging Face's Rust client does.
+
+// A tokenizer.json around `model`; the other parts null unless given.
+json document(json model, json normalizer = nullptr, json pre = nullptr, json decoder = nullptr,
+              json post = nullptr, json added = json::array()) {
+    return {{"version", "1.0"},       {"truncation", nullptr},    {"padding", nullptr},
+            {"added_tokens", added},  {"normalizer", normalizer}, {"pre_tokenizer", pre},
+            {"post_processor", post}, {"decoder", decoder},       {"model", model}};
+}
+
+// A character BPE: [UNK], space, "-", ",", "<0x78>", "\u2581", "a".."e" and merges making "ab",
+// "abc", "-a", "a-", ",-", "--" (a piece boundary shows as a merge not made).
+json char_bpe(const json &options = json::object()) {
+    json vocab = {{"[UNK]", 0}, {" ", 1}, {"-", 2}, {",", 3}, {"<0x78>", 4}, {"\u2581", 5}};
+    for (char c = 'a'; c <= 'e'; ++c) vocab[std::string(1, c)] = int(vocab.size());
+    const std::vector<std::pair<std::string, std::string>> merges = {
+        {"a", "b"}, {"ab", "c"}, {"-", "a"}, {"a", "-"}, {",", "-"}, {"-", "-"}};
+    json m = json::array();
+    for (const auto &[a, b] : merges) {
+        if (!vocab.contains(a + b)) vocab[a + b] = int(vocab.size());
+        m.push_back({a, b});
+    }
+    json model = {{"type", "BPE"}, {"vocab", vocab}, {"merges", m}, {"unk_token", "[UNK]"}};
+    model.update(options);
+    return model;
+}
+
+json split(const std::string &regex, const char *behavior, bool invert) {
+    return {{"type", "Split"},
+            {"pattern", {{"Regex", regex}}},
+            {"behavior", behavior},
+            {"invert", invert}};
+}
+
+json added_token(int id, const std::string &content, bool lstrip, bool rstrip, bool normalized,
+                 bool special) {
+    return {{"id", id},          {"content", content}, {"single_word", false},
+            {"lstrip", lstrip},  {"rstrip", rstrip},   {"normalized", normalized},
+            {"special", special}};
+}
+
+struct ComponentCase {
+    std::string name;
+    json doc;
+    std::vector<std::string> texts;
+};
+
+std::vector<ComponentCase> component_cases() {
+    std::vector<ComponentCase> out;
+    // Split: every behaviour, inverted or not.
+    const std::vector<std::string> punct = {"ab-abc,-a--b", "a,b-c", "--a,,b-", "abcde",
+                                            "xyz ab",       "",      "-"};
+    for (const char *b :
+         {"Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"})
+        for (const bool invert : {false, true})
+            out.push_back({std::string("split ") + b + (invert ? " inverted" : ""),
+                           document(char_bpe(), nullptr, split("[-,]", b, invert)), punct});
+    // Oniguruma's meaning: ^ and $ at line ends, . across a newline, \s with U+0085, \h, \w, \b,
+    // \d with every decimal digit, empty matches.
+    for (const char *re : {"\\s+$", "^\\w", ".", "\\s", "\\h+", "\\w+", "\\b", "[^\\s,]+",
+                           "\\p{L}+", "\\d", "(?=(\\d{3})+(?!\\d))", "\\u0061"})
+        out.push_back({std::string("regex ") + re,
+                       document(char_bpe(), nullptr, split(re, "Isolated", false)),
+                       {"ab  \ncd  ", "a\u0085b\u00A0c\u2028d\u180Ee", "ab\u0301c_d\u00B2\u2460 e",
+                        "1234567 \u0663\u0664", "a\r\nb\n", "deadBEEF cafe"}});
+    // Unknown characters: fused or not, byte fallback (with a pending unknown), ignore_merges.
+    out.push_back({"bpe unk fused", document(char_bpe({{"fuse_unk", true}})), {"axyzb", "xx-yy"}});
+    out.push_back({"bpe unk", document(char_bpe()), {"axyzb", "xx-yy"}});
+    out.push_back({"bpe byte fallback",
+                   document(char_bpe({{"byte_fallback", true}, {"fuse_unk", true}})),
+                   {"ayxzb", "yx", "xy", "x"}});
+    out.push_back(
+        {"bpe ignore_merges", document(char_bpe({{"ignore_merges", true}})), {"abc", "abcd"}});
+    // Continuing-subword prefix and end-of-word suffix.
+    out.push_back(
+        {"bpe prefix and suffix",
+         document(
+             {{"type", "BPE"},
+              {"vocab",
+               {{"[UNK]", 0},
+                {"a", 1},
+                {"##b", 2},
+                {"##c</w>", 3},
+                {"ab", 4},
+                {"abc</w>", 5},
+                {"b", 6},
+                {"a</w>", 7}}},
+              {"merges", json::array({json::array({"a", "##b"}), json::array({"ab", "##c</w>"})})},
+              {"unk_token", "[UNK]"},
+              {"continuing_subword_prefix", "##"},
+              {"end_of_word_suffix", "</w>"}},
+             nullptr, {{"type", "BertPreTokenizer"}}),
+         {"abc a ab", "b abcx"}});
+    // Normalizers, with WordPiece, BertPreTokenizer, a template and the WordPiece decoder.
+    const std::vector<std::string> texts = {
+        "  \u00C9t\u00E9 \uFF21\uFF22 \u0130stanbul STRASSE \u00DF \t x\u0301y  ",
+        std::string("\u4E2D\u6587abc") + '\0' + "\u200Bd\uFFFD\u3000e",
+        "\uFB01 \u2460 \u00BD \u1E9B\u0323 \U0001F999"};
+    json wp_vocab = {{"[UNK]", 0}, {"[CLS]", 1}, {"[SEP]", 2}};
+    for (const char *t : {"a",   "b",    "c",   "d",   "e",   "t",   "x",       "y",      "s",
+                          "i",   "##s",  "##t", "##a", "##b", "##e", "\u4E2D",  "\u6587", "\u00E9",
+                          "ete", "##te", "abc", "fi",  "1",   ".",   "strasse", "##r",    "##n",
+                          "##u", "##l",  "!",   "?",   "'",   ",",   "##c"})
+        wp_vocab[t] = int(wp_vocab.size());
+    const json word_piece = {{"type", "WordPiece"},
+                             {"vocab", wp_vocab},
+                             {"unk_token", "[UNK]"},
+                             {"continuing_subword_prefix", "##"},
+                             {"max_input_chars_per_word", 8}};
+    const json bert_pre = {{"type", "BertPreTokenizer"}};
+    const json wp_decoder = {{"type", "WordPiece"}, {"prefix", "##"}, {"cleanup", true}};
+    const json cls_sep = {{"type", "TemplateProcessing"},
+                          {"single",
+                           {{{"SpecialToken", {{"id", "[CLS]"}, {"type_id", 0}}}},
+                            {{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                            {{"SpecialToken", {{"id", "[SEP]"}, {"type_id", 0}}}}}},
+                          {"pair",
+                           {{{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                            {{"Sequence", {{"id", "B"}, {"type_id", 1}}}}}},
+                          {"special_tokens",
+                           {{"[CLS]", {{"id", "[CLS]"}, {"ids", {1}}, {"tokens", {"[CLS]"}}}},
+                            {"[SEP]", {{"id", "[SEP]"}, {"ids", {2}}, {"tokens", {"[SEP]"}}}}}}};
+    const std::vector<json> normalizers = {
+        {{"type", "BertNormalizer"},
+         {"clean_text", true},
+         {"handle_chinese_chars", true},
+         {"strip_accents", nullptr},
+         {"lowercase", true}},
+        {{"type", "BertNormalizer"},
+         {"clean_text", false},
+         {"handle_chinese_chars", false},
+         {"strip_accents", true},
+         {"lowercase", false}},
+        {{"type", "Sequence"},
+         {"normalizers",
+          {{{"type", "NFKC"}},
+           {{"type", "Lowercase"}},
+           {{"type", "Strip"}, {"strip_left", true}, {"strip_right", false}},
+           {{"type", "Replace"}, {"pattern", {{"Regex", "\\s+"}}}, {"content", " "}}}}},
+        {{"type", "Sequence"},
+         {"normalizers",
+          {{{"type", "NFD"}},
+           {{"type", "StripAccents"}},
+           {{"type", "Strip"}, {"strip_left", false}, {"strip_right", true}}}}},
+        {{"type", "Sequence"}, {"normalizers", {{{"type", "NFKD"}}, {{"type", "NFC"}}}}}};
+    for (const json &n : normalizers)
+        out.push_back({"normalizer " + n.dump(),
+                       document(word_piece, n, bert_pre, wp_decoder, cls_sep), texts});
+    out.push_back(
+        {"wordpiece cleanup",
+         document(word_piece, nullptr, bert_pre, wp_decoder,
+                  {{"type", "BertProcessing"}, {"sep", {"[SEP]", 2}}, {"cls", {"[CLS]", 1}}}),
+         {"a . b , c ' s", "ab ! abc ?", "strasse tutu", "abcabcabc"}});
+    // Metaspace with each prepend scheme, split or not, around added tokens; Unigram with byte
+    // fallback; the Metaspace, ByteFallback, Fuse and Strip decoders.
+    const json unigram = {{"type", "Unigram"},
+                          {"unk_id", 0},
+                          {"byte_fallback", true},
+                          {"vocab", [] {
+                               json v = json::array();
+                               for (const auto &[piece, score] :
+                                    std::vector<std::pair<std::string, double>>{{"<unk>", 0.0},
+                                                                                {"<s>", 0.0},
+                                                                                {"\u2581", -2.0},
+                                                                                {"\u2581a", -1.0},
+                                                                                {"a", -2.5},
+                                                                                {"b", -2.0},
+                                                                                {"\u2581ab", -1.5},
+                                                                                {"ab", -1.2},
+                                                                                {"<0x78>", -5.0},
+                                                                                {"<0x79>", -5.0},
+                                                                                {"c", -3.0},
+                                                                                {"<mark>", 0.0}})
+                                   v.push_back(json::array({piece, score}));
+                               return v;
+                           }()}};
+    const json added = json::array({added_token(1, "<s>", false, false, false, true),
+                                    added_token(11, "<mark>", true, true, false, false)});
+    for (const char *scheme : {"always", "first", "never"})
+        for (const bool split_it : {true, false}) {
+            const json meta = {{"type", "Metaspace"},
+                               {"replacement", "\u2581"},
+                               {"prepend_scheme", scheme},
+                               {"split", split_it}};
+            out.push_back(
+                {std::string("metaspace ") + scheme + (split_it ? " split" : ""),
+                 document(unigram, nullptr, meta,
+                          {{"type", "Sequence"},
+                           {"decoders",
+                            {meta,
+                             {{"type", "ByteFallback"}},
+                             {{"type", "Fuse"}},
+                             {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 1}}}}},
+                          {{"type", "TemplateProcessing"},
+                           {"single",
+                            {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}},
+                             {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+                           {"pair",
+                            {{{"Sequence", {{"id", "A"}, {"type_id", 0}}}},
+                             {{"Sequence", {{"id", "B"}, {"type_id", 1}}}}}},
+                           {"special_tokens",
+                            {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}},
+                          added),
+                 {"ab a  b", " ab<s>ab", "a <mark>  ab", "xyz ab", "<s>", "a  b  ", "abc c"}});
+        }
+    // Added tokens matched after normalizing (normalized: true), stripping spaces beside them.
+    out.push_back({"added tokens normalized and stripped",
+                   document(char_bpe(), {{"type", "Lowercase"}}, nullptr, nullptr, nullptr,
+                            json::array({added_token(20, "AB-", true, false, true, false),
+                                         added_token(21, "-c", false, true, false, true),
+                                         added_token(22, "ZZ", false, false, false, true)})),
+                   {"AB- ab-  -c  d", "Ab-ab-", "x -c-c", "aZZb ZZ", "zz"}});
+    // Byte-level: GPT-2's regex and a leading space (add_prefix_space), the ByteLevel decoder (a
+    // token cut inside a character decodes as U+FFFD), a Sequence post-processor.
+    const SmallBpe small = small_bpe();
+    json vocab = json::object(), merges = json::array();
+    for (size_t i = 0; i < small.tokens.size(); ++i) vocab[small.tokens[i]] = int(i);
+    for (const std::string &m : small.merges) merges.push_back(m);  // the legacy "a b" form
+    out.push_back(
+        {"byte level",
+         document({{"type", "BPE"}, {"vocab", vocab}, {"merges", merges}}, {{"type", "NFC"}},
+                  {{"type", "ByteLevel"},
+                   {"add_prefix_space", true},
+                   {"trim_offsets", true},
+                   {"use_regex", true}},
+                  {{"type", "ByteLevel"},
+                   {"add_prefix_space", true},
+                   {"trim_offsets", true},
+                   {"use_regex", true}},
+                  {{"type", "Sequence"},
+                   {"processors",
+                    {{{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}},
+                     {{"type", "RobertaProcessing"},
+                      {"sep", {"<|endoftext|>", 261}},
+                      {"cls", {"<user>", 262}},
+                      {"trim_offsets", true},
+                      {"add_prefix_space", true}}}}},
+                  json::array({added_token(261, "<|endoftext|>", false, false, false, true),
+                               added_token(262, "<user>", false, false, false, false)})),
+         {"the in a", "  the  ", "<user>hi<|endoftext|>", "I've 12 \u00E9\u00E9", "\U0001F999"}});
+    return out;
+}
+
+class Components : public testing::TestWithParam<size_t> {};
+
+TEST_P(Components, CppAsTheRustClient) {
+    const ComponentCase c = component_cases()[GetParam()];
+    SCOPED_TRACE(c.name);
+    const std::string dir = export_dir("component-" + std::to_string(GetParam()));
+    std::ofstream(dir + "/tokenizer.json") << c.doc.dump(2);
+    EXPECT_EQ(agree_with_rust(dir, c.texts, c.name), int(c.texts.size()));
+}
+INSTANTIATE_TEST_SUITE_P(Interpreter, Components,
+                         testing::Range(size_t(0), component_cases().size()),
+                         [](const auto &i) { return test_name(component_cases()[i.param].name); });
 
 // Bad input: exit 1 naming the key (and index), nothing written.
 TEST(BadInput, RefusedNamingKeyAndIndex) {
@@ -704,9 +1081,9 @@ TEST(UgmCharsmap, HandMadeMatchesLlamaCpp) {
     SmallUgm v;
     v.charsmap = charsmap_blob(1024, charsmap_units({{'\t', 0}, {'\n', 0}, {'A', 2}}),
                                std::string(" \0a\0", 4));
-    for (const std::string &client : {kTransformersJs, kTokenizers}) {
+    for (const std::string &client : {kTransformersJs, kTokenizers, kCpp}) {
         SCOPED_TRACE(client);
-        const std::string dir = export_dir("ugm-hand-made-" + client);
+        const std::string dir = export_dir("ugm-hand-made-" + client_name(client));
         write_small_ugm(v, dir + "/vocab.gguf");
         tokenizer::write_tokenizer_files(gguf::Model::open(dir + "/vocab.gguf"), dir);
         const Counts c = compare_live(dir + "/vocab.gguf", dir, kHandMadeCharsmapTexts,

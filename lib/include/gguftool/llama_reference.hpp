@@ -85,6 +85,9 @@ public:
     std::string token_to_piece(int32_t token, bool special) const;
     int32_t bos() const;  // -1 if none
     int32_t eos() const;
+    // llama_vocab_is_eog: whether generation stops at `token` (the vocabulary's end-of-generation
+    // set: EOS, EOT, EOM, FIM pad/repo/separator and the tokens its loader marks by text).
+    bool is_eog(int32_t token) const;
 
 private:
     std::shared_ptr<const LlamaLib> lib_;

@@ -53,6 +53,14 @@ void write_tokenizer_files(const gguf::Model &model, const std::string &dir);
 // The same with documents already built.
 void write_tokenizer_files(const TokenizerFiles &files, const std::string &dir);
 
+// llama.cpp's end-of-generation ids for the vocabulary (llama_vocab::impl::load's special_eog_ids,
+// what llama_vocab_is_eog answers true for), ascending: the EOS, EOT and EOM ids, the FIM pad,
+// repo and separator ids, and every token with an end-of-generation text (<|eot_id|>, <|im_end|>,
+// <|endoftext|>, <end_of_turn>, ...), less <|end|> beside <|return|> and <|call|> (o200k_harmony)
+// or <|calls|> and <|flush|> (solar-open), and less </s> beside <|tool_response> (gemma4).
+// Throws gguftool::Error as build_tokenizer_files does.
+std::vector<int32_t> end_of_generation_ids(const gguf::File &file);
+
 // A vocabulary's summary, as llama.cpp resolves it (defaults applied): for dump and messages.
 struct TokenizerSummary {
     std::string model;        // tokenizer.ggml.model
