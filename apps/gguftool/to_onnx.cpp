@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -74,9 +75,10 @@ int usage(const std::string &what) {
     return kExitUsage;
 }
 
-// --graph decoder: the model as a runnable decoder package (gguftool/decoder_export.hpp).
+// --graph decoder or encoder: the model as a runnable package (gguftool/decoder_export.hpp).
 int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
     decoder::Options o;
+    o.graph = opt.graph == "encoder" ? decoder::Graph::encoder : decoder::Graph::decoder;
     o.opset = opt.opset;
     o.weight_type = *onnx_export::output_type_from_name(opt.output_dtype);
     o.threads = opt.threads;
@@ -94,12 +96,19 @@ int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
     if (bar) bar->finish();
     if (opt.quiet) return kExitOk;
     const decoder::Hparams &h = r.hparams;
+    static constexpr const char *kPooling[] = {"none", "mean", "cls", "last"};
+    const std::string kind =
+        o.graph == decoder::Graph::decoder
+            ? std::string("decoder")
+            : fmt::format("encoder ({}, pooling {})", h.causal ? "causal" : "bidirectional",
+                          kPooling[int(h.pooling)]);
     fmt::print(
-        "{}: {} decoder, {} {}, {} heads ({} KV) of {}, vocabulary {}; {} nodes at opset {}, {} "
+        "{}: {} {}, {} {}, {} heads ({} KV) of {}, vocabulary {}; {} nodes at opset {}, {} "
         "weights as DequantizePacked{}, {} of tensor data{}\n",
-        r.directory, h.arch, h.n_layer, plural(uint64_t(h.n_layer), "layer"), h.n_head, h.n_head_kv,
-        h.head_dim, h.n_vocab, r.nodes, r.opset, r.packed, r.opset != 29 ? " (lowered)" : "",
-        human_bytes(double(r.tensor_bytes)), r.tokenizer ? "; tokenizer.json" : "");
+        r.directory, h.arch, kind, h.n_layer, plural(uint64_t(h.n_layer), "layer"), h.n_head,
+        h.n_head_kv, h.head_dim, h.n_vocab, r.nodes, r.opset, r.packed,
+        r.opset != 29 ? " (lowered)" : "", human_bytes(double(r.tensor_bytes)),
+        r.tokenizer ? "; tokenizer.json" : "");
     for (const auto &[form, count] : r.forms) fmt::print("  {:<44} {}\n", form, count);
     for (const std::string &note : r.notes) fmt::print(stderr, "gguftool: note: {}\n", note);
     return kExitOk;
@@ -108,18 +117,20 @@ int run_decoder(const Options &opt, std::unique_ptr<ProgressBar> bar) {
 int run(const Options &opt) {
     std::unique_ptr<ProgressBar> bar;
     if (!opt.quiet && ::isatty(STDERR_FILENO)) bar = std::make_unique<ProgressBar>();
-    if (opt.graph == "decoder") {
+    if (opt.graph == "decoder" || opt.graph == "encoder") {
         if (opt.mode != "packed" || !opt.tensor_globs.empty() || opt.keep_plain_types ||
             opt.external_data || opt.max_array)
-            return usage(
-                "--graph decoder takes --opset, --output-dtype and --threads only (its weights "
-                "are DequantizePacked, its data external)");
+            return usage(fmt::format(
+                "--graph {} takes --weights, --accuracy-level, --opset, --output-dtype and "
+                "--threads only (its weights are DequantizePacked or MatMulNBits, its data "
+                "external)",
+                opt.graph));
         if (opt.output_dtype != "float" && opt.output_dtype != "float16")
-            return usage("--graph decoder: --output-dtype is float or float16");
+            return usage(fmt::format("--graph {}: --output-dtype is float or float16", opt.graph));
         return run_decoder(opt, std::move(bar));
     }
     if (opt.weights != "packed" || opt.accuracy_level)
-        return usage("--weights and --accuracy-level apply to --graph decoder");
+        return usage("--weights and --accuracy-level apply to --graph decoder and encoder");
     onnx_export::Options o;
     o.mode = *onnx_export::mode_from_name(opt.mode);  // CLI11 checked the names
     o.output_type = *onnx_export::output_type_from_name(opt.output_dtype);
@@ -166,18 +177,24 @@ Runner add_to_onnx(CLI::App &app) {
     auto *cmd = app.add_subcommand(kToOnnxCommand.name, kToOnnxCommand.summary);
     cmd->add_option("FILE", opt->file, "GGUF file (any shard of a split model)")->required();
     cmd->add_option("OUTPUT", opt->output,
-                    "ONNX file to write (--graph decoder: the package directory, new)")
+                    "ONNX file to write (--graph decoder or encoder: the package directory, new)")
         ->required();
+    std::vector<std::string_view> encoders;  // the encoder-only rows
+    const std::vector<std::string_view> decoders = decoder::architectures();
+    for (std::string_view a : decoder::architectures(decoder::Graph::encoder))
+        if (std::ranges::find(decoders, a) == decoders.end()) encoders.push_back(a);
     cmd->add_option("--graph", opt->graph,
                     fmt::format("tensors: every tensor as a graph output; decoder: the model with "
-                                "its KV cache ({})",
-                                fmt::join(decoder::architectures(), ", ")))
-        ->check(CLI::IsMember({"tensors", "decoder"}))
+                                "its KV cache ({}); encoder: each token's hidden state and the "
+                                "pooled embedding, for embeddings (those and {})",
+                                fmt::join(decoders, ", "), fmt::join(encoders, ", ")))
+        ->check(CLI::IsMember({"tensors", "decoder", "encoder"}))
         ->capture_default_str();
-    cmd->add_option("--weights", opt->weights,
-                    "--graph decoder: packed (DequantizePacked on the GGUF bytes) or nbits "
-                    "(onnxruntime's MatMulNBits on the repacked blocks, every format; opset 21 "
-                    "unless --opset)")
+    cmd->add_option(
+           "--weights", opt->weights,
+           "--graph decoder or encoder: packed (DequantizePacked on the GGUF bytes) or nbits "
+           "(onnxruntime's MatMulNBits on the repacked blocks, every format; opset 21 "
+           "unless --opset)")
         ->check(CLI::IsMember({"packed", "nbits"}))
         ->capture_default_str();
     cmd->add_option("--accuracy-level", opt->accuracy_level,

@@ -18,6 +18,7 @@
 
 #include "commands.hpp"
 #include "gguftool/decoder_verify.hpp"
+#include "gguftool/encoder_verify.hpp"
 #include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 #include "output.hpp"
@@ -40,6 +41,7 @@ struct Options {
     std::string backend = "cpu";
     int device = 0;
     std::string decoder_dir;
+    std::string encoder_dir;
     std::vector<int32_t> ids;
     std::string prompt;
     int steps = 4;
@@ -296,6 +298,64 @@ int run_decoder(const Options &opt) {
     return r.pass ? kExitOk : kExitInvalid;
 }
 
+// --encoder: the exported encoder's vectors against llama.cpp's embeddings.
+int run_encoder(const Options &opt) {
+    vf::EncoderVerifyOptions o;
+    o.ids = opt.ids;
+    o.prompt = opt.prompt;
+    o.threads = opt.threads;
+    o.backend = opt.backend;
+    if (opt.backend != "cpu")
+        o.on_placement = [](const std::vector<runtime::NodePlacement> &p) {
+            fmt::print(stderr, "{}\n", runtime::placement_summary(p));
+        };
+    if (o.ids.empty() && o.prompt.empty()) o.prompt = "The capital of France is Paris.";
+    const vf::EncoderReport r = vf::verify_encoder(opt.file, opt.encoder_dir, o);
+    auto diff_json = [](const vf::EncoderDiff &d) {
+        return nlohmann::ordered_json{{"vectors", d.vectors},       {"max_abs", d.max_abs},
+                                      {"spread", d.spread},         {"relative", d.relative},
+                                      {"min_cosine", d.min_cosine}, {"pass", d.pass}};
+    };
+    if (opt.json) {
+        nlohmann::ordered_json j;
+        j["model"] = opt.file;
+        j["encoder"] = opt.encoder_dir;
+        j["tokens"] = r.tokens;
+        j["pooling"] = r.pooling;
+        j["tolerance"] = {{"weights", r.tolerance.weights},
+                          {"relative", r.tolerance.relative},
+                          {"cosine", r.tolerance.cosine}};
+        j["per_token"] = diff_json(r.tokens_diff);
+        if (r.pooled_diff.vectors) j["pooled"] = diff_json(r.pooled_diff);
+        j["pass"] = r.pass;
+        fmt::print("{}\n", j.dump(2));
+    } else {
+        fmt::print(
+            "{} against llama.cpp's embeddings ({} {} and its first half, one padded "
+            "batch; pooling {})\n",
+            opt.encoder_dir, r.tokens.size(), plural(r.tokens.size(), "token"), r.pooling);
+        fmt::print("{:<10}  {:>7}  {:>10}  {:>9}  {:>10}  {:>10}\n", "", "vectors", "max|Δ|",
+                   "spread", "max|Δ|/spr", "min cosine");
+        auto row = [](const char *what, const vf::EncoderDiff &d) {
+            fmt::print("{:<10}  {:>7}  {:>10.3g}  {:>9.3g}  {:>10.3g}  {:>10.8f}  {}\n", what,
+                       d.vectors, d.max_abs, d.spread, d.relative, d.min_cosine,
+                       d.pass ? "ok" : "MISMATCH");
+        };
+        row("per token", r.tokens_diff);
+        if (r.pooled_diff.vectors) row("pooled", r.pooled_diff);
+        fmt::print("tokens: {}\n", fmt::join(r.tokens, " "));
+        fmt::print("tolerance ({} weights): max|Δ|/spread <= {:g}, cosine >= {:g}\n",
+                   r.tolerance.weights, r.tolerance.relative, r.tolerance.cosine);
+        fmt::print("{}\n",
+                   r.pass ? "encoder agrees with llama.cpp" : "encoder DIFFERS from llama.cpp");
+    }
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::perror("gguftool: writing output");
+        return kExitUsage;
+    }
+    return r.pass ? kExitOk : kExitInvalid;
+}
+
 }  // namespace
 
 Runner add_verify(CLI::App &app) {
@@ -325,22 +385,27 @@ Runner add_verify(CLI::App &app) {
                                 "Compare this decoder package (to-onnx --graph decoder), run by "
                                 "the executor, with llama.cpp's logits on MODEL")
                     ->type_name("DIR");
-    auto *ids = cmd->add_option("--ids", opt->ids, "With --decoder: the prompt as token ids")
-                    ->delimiter(',')
-                    ->type_name("I,J,...")
-                    ->needs(dec);
-    cmd->add_option("--prompt", opt->prompt,
-                    "With --decoder: the prompt as text, tokenized by llama.cpp")
-        ->type_name("TEXT")
-        ->needs(dec)
-        ->excludes(ids);
+    auto *enc = cmd->add_option("--encoder", opt->encoder_dir,
+                                "Compare this encoder package (to-onnx --graph encoder), run by "
+                                "the executor, with llama.cpp's embeddings on MODEL")
+                    ->type_name("DIR");
+    auto *ids =
+        cmd->add_option("--ids", opt->ids, "With --decoder or --encoder: the prompt as token ids")
+            ->delimiter(',')
+            ->type_name("I,J,...");
+    auto *prompt = cmd->add_option("--prompt", opt->prompt,
+                                   "With --decoder or --encoder: the prompt as text, tokenized "
+                                   "by llama.cpp")
+                       ->type_name("TEXT")
+                       ->excludes(ids);
     cmd->add_option("--steps", opt->steps, "With --decoder: single-token steps after the prompt")
         ->check(CLI::Range(0, 4096))
         ->type_name("N")
         ->capture_default_str()
         ->needs(dec);
     auto *backend = cmd->add_option("--backend", opt->backend,
-                                    "With --onnx or --decoder: the backend that runs the model")
+                                    "With --onnx, --decoder or --encoder: the backend that runs "
+                                    "the model")
                         ->check(CLI::IsMember(runtime::backend_names()))
                         ->capture_default_str();
     cmd->add_option("--device", opt->device,
@@ -350,17 +415,27 @@ Runner add_verify(CLI::App &app) {
         ->capture_default_str()
         ->needs(onnx);
     lib->excludes(ref);
-    dec->excludes(ref)->excludes(onnx);
-    return [opt, backend] {
-        if (backend->count() && opt->onnx_model.empty() && opt->decoder_dir.empty()) {
+    dec->excludes(ref)->excludes(onnx)->excludes(enc);
+    enc->excludes(ref)->excludes(onnx);
+    return [opt, backend, ids, prompt] {
+        if (backend->count() && opt->onnx_model.empty() && opt->decoder_dir.empty() &&
+            opt->encoder_dir.empty()) {
             fmt::print(stderr,
-                       "gguftool verify: --backend requires --onnx or --decoder\nRun with --help "
-                       "for more information.\n");
+                       "gguftool verify: --backend requires --onnx, --decoder or --encoder\nRun "
+                       "with --help for more information.\n");
+            return kExitUsage;
+        }
+        if ((ids->count() || prompt->count()) && opt->decoder_dir.empty() &&
+            opt->encoder_dir.empty()) {
+            fmt::print(stderr,
+                       "gguftool verify: --ids and --prompt require --decoder or --encoder\nRun "
+                       "with --help for more information.\n");
             return kExitUsage;
         }
         // verify's own exit codes: file errors are 2 here (1 means a mismatch).
         try {
             if (!opt->decoder_dir.empty()) return run_decoder(*opt);
+            if (!opt->encoder_dir.empty()) return run_encoder(*opt);
             return run(*opt);
         } catch (const std::exception &e) {
             fmt::print(stderr, "gguftool: {}\n", e.what());

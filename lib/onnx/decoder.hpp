@@ -24,6 +24,17 @@ enum class Act { silu, gelu };
 enum class Ffn {
     gate_up,        // ffn_gate and ffn_up
     fused_gate_up,  // ffn_up holds [gate | up], 2·n_ff rows, and there is no ffn_gate (phi3)
+    up,             // ffn_up only: act(x·upᵀ) then down (bert; LLM_FFN_SEQ)
+    // jina-bert-v2's loader: fused (GEGLU) when ffn_up has 2·n_ff rows and there is no ffn_gate;
+    // else act(gate)·up with ffn_gate, or act(up) without.
+    by_shape,
+};
+
+// Where an encoder's positions come from.
+enum class Positions {
+    rope,      // RoPE on Q and K
+    absolute,  // position_embd.weight's row added to the input (bert)
+    alibi,     // no rotation: ALiBi slopes (max bias 8) times -|i - j| added to the scores
 };
 
 // RMS norms on Q and K before RoPE.
@@ -32,6 +43,8 @@ enum class QkNorm {
     per_head,  // attn_q_norm / attn_k_norm of head_dim, over each head (qwen3, gemma3)
     whole,     // over the whole projection before it is split into heads, of n_head·head_dim
                // and n_head_kv·head_dim (olmo2)
+    layer,     // LayerNorms (weight and bias) over the whole projection, where the file has them
+               // (jina-bert-v2's attn_q_norm / attn_k_norm)
 };
 
 // The output head.
@@ -44,14 +57,16 @@ enum class Head {
 // Which layers use a sliding window, by the architecture's load_arch_hparams.
 enum class Swa {
     none,
-    gemma2,   // every layer kind from attention.sliding_window_pattern (default period 2),
-              // window attention.sliding_window (default 4096)
-    gemma3,   // only with attention.sliding_window > 0: pattern (default period 6), local layers
-              // use rope.freq_base_swa (default 10000) and no rope scaling
-    olmo2,    // only with attention.sliding_window > 0: pattern (default period 4); local layers
-              // rotate with the global freq_base, no scaling, no YaRN (src/models/olmo2.cpp)
-    gpt_oss,  // attention.sliding_window required, pattern (default period 2), local layers use
-              // rope.freq_base_swa (default freq_base) (src/models/openai-moe.cpp)
+    gemma2,     // every layer kind from attention.sliding_window_pattern (default period 2),
+                // window attention.sliding_window (default 4096)
+    gemma3,     // only with attention.sliding_window > 0: pattern (default period 6), local layers
+                // use rope.freq_base_swa (default 10000) and no rope scaling
+    olmo2,      // only with attention.sliding_window > 0: pattern (default period 4); local layers
+                // rotate with the global freq_base, no scaling, no YaRN (src/models/olmo2.cpp)
+    gpt_oss,    // attention.sliding_window required, pattern (default period 2), local layers use
+                // rope.freq_base_swa (default freq_base) (src/models/openai-moe.cpp)
+    symmetric,  // attention.sliding_window required, pattern (default period 6), keys within
+                // ±window/2 of the query, local layers use rope.freq_base_swa (gemma-embedding)
 };
 
 // Whether the FFN is a mixture of experts (build_moe_ffn in src/llama-graph.cpp).
@@ -115,6 +130,19 @@ struct ArchRow {
     // qwen2moe: a shared expert ffn_{gate,up,down}_shexp added, scaled by
     // sigmoid(ffn_gate_inp_shexp · x) (computed as silu(g) / g).
     bool shared_expert = false;
+
+    // Whether it has a decoder graph (--graph decoder: logits and the KV cache). Every row has
+    // the encoder graph (--graph encoder: each token's final hidden state, as llama.cpp's
+    // embeddings give it, with its pooling); the BERT family has only that.
+    bool decoder = true;
+    // The BERT layout (src/models/bert.cpp): LayerNorm with a bias (eps
+    // attention.layer_norm_epsilon) after the embeddings and after each residual add, biases on
+    // the projections, no final norm.
+    bool bert_layout = false;
+    Positions positions = Positions::rope;
+    bool token_types = false;    // token_types.weight: its row 0 added to every token (llama.cpp
+                                 // does not read token_type_ids)
+    bool bidirectional = false;  // never causal (gemma-embedding); else {arch}.attention.causal
 };
 
 const ArchRow *find_arch(std::string_view name);

@@ -1,7 +1,7 @@
-// The architectures the decoder export knows: one row each, every quirk a named field (decoder.hpp
-// says what each means), from llama.cpp's src/models/<arch>.cpp of the pinned version. A new
-// architecture is a row here (and, if it has a quirk no row has yet, that field in decoder.hpp
-// and where the hparams reader or the graph uses it).
+// The architectures the decoder and encoder exports know: one row each, every quirk a named field
+// (decoder.hpp says what each means), from llama.cpp's src/models/<arch>.cpp of the pinned version.
+// A new architecture is a row here (and, if it has a quirk no row has yet, that field in
+// decoder.hpp and where the hparams reader or the graph uses it).
 #include "decoder.hpp"
 
 namespace gguftool::decoder {
@@ -119,6 +119,51 @@ const ArchRow kArchs[] = {
      .experts = Experts::always,
      .gating = Gating::topk_softmax,
      .expert_act = ExpertAct::swiglu_oai},
+    // The encoders only (src/models/bert.cpp builds all three; jina-bert-v2.cpp and
+    // nomic-bert.cpp load them). transformers.js knows jina-bert-v2 as a bert.
+    {.name = "bert",
+     .model_type = "bert",
+     .hf_class = "BertModel",
+     .act = Act::gelu,
+     .ffn = Ffn::up,
+     .pre_norms = false,
+     .decoder = false,
+     .bert_layout = true,
+     .positions = Positions::absolute,
+     .token_types = true},
+    {.name = "nomic-bert",
+     .model_type = "nomic_bert",
+     .hf_class = "NomicBertModel",
+     .rope = Rope::neox,
+     .pre_norms = false,
+     .decoder = false,
+     .bert_layout = true,
+     .token_types = true},
+    {.name = "jina-bert-v2",
+     .model_type = "bert",
+     .hf_class = "JinaBertModel",
+     .act = Act::gelu,
+     .ffn = Ffn::by_shape,
+     .pre_norms = false,
+     .qk_norm = QkNorm::layer,
+     .decoder = false,
+     .bert_layout = true,
+     .positions = Positions::alibi,
+     .token_types = true},
+    // Gemma 3's layer, never causal, its local layers' window symmetric
+    // (src/models/gemma-embedding.cpp).
+    {.name = "gemma-embedding",
+     .model_type = "gemma3_text",
+     .hf_class = "Gemma3TextModel",
+     .rope = Rope::neox,
+     .act = Act::gelu,
+     .post_norms = true,
+     .qk_norm = QkNorm::per_head,
+     .embed_scale_sqrt = true,
+     .q_scaled = true,
+     .swa = Swa::symmetric,
+     .decoder = false,
+     .bidirectional = true},
 };
 
 }  // namespace
@@ -135,9 +180,10 @@ std::span<const ArchRow> arch_rows() {
 
 }  // namespace detail
 
-std::vector<std::string_view> architectures() {
+std::vector<std::string_view> architectures(Graph graph) {
     std::vector<std::string_view> out;
-    for (const detail::ArchRow &r : detail::arch_rows()) out.push_back(r.name);
+    for (const detail::ArchRow &r : detail::arch_rows())
+        if (graph == Graph::encoder || r.decoder) out.push_back(r.name);
     return out;
 }
 

@@ -1,5 +1,6 @@
 // export_decoder: the package directory (onnx/model.onnx + model.onnx_data, config.json,
-// generation_config.json), written under a temporary name beside OUT and renamed into place.
+// generation_config.json or, for an encoder, sentence-transformers' pooling files), written under
+// a temporary name beside OUT and renamed into place.
 #include <fmt/format.h>
 #include <onnx/shape_inference/implementation.h>
 #include <unistd.h>
@@ -48,10 +49,20 @@ void put_eos(nlohmann::ordered_json &c, const std::vector<int64_t> &stop) {
         c["eos_token_id"] = stop;
 }
 
+// The encoder's class: the row's own for an encoder-only architecture, else the decoder's
+// headless model (Qwen3ForCausalLM -> Qwen3Model).
+std::string encoder_class(const detail::ArchRow &row) {
+    std::string c(row.hf_class);
+    if (const size_t at = c.rfind("ForCausalLM"); row.decoder && at != std::string::npos)
+        c.replace(at, std::string::npos, "Model");
+    return c;
+}
+
 nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row,
                                    const std::vector<int64_t> &stop) {
+    const bool encoder = h.graph == Graph::encoder;
     nlohmann::ordered_json c;
-    c["architectures"] = {std::string(row.hf_class)};
+    c["architectures"] = {encoder ? encoder_class(row) : std::string(row.hf_class)};
     c["model_type"] = std::string(row.model_type);
     c["hidden_size"] = h.n_embd;
     c["intermediate_size"] = h.n_ff;
@@ -61,9 +72,18 @@ nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row,
     c["head_dim"] = h.head_dim;
     c["vocab_size"] = h.n_vocab;
     c["max_position_embeddings"] = h.n_ctx_train;
-    c["rms_norm_eps"] = shortest(h.rms_eps);
-    c["rope_theta"] = shortest(h.rope.freq_base);
-    c["tie_word_embeddings"] = h.tied;
+    if (row.bert_layout) {
+        c["layer_norm_eps"] = shortest(h.norm_eps);
+        c["type_vocab_size"] = h.n_token_types;
+        c["position_embedding_type"] = row.positions == detail::Positions::absolute ? "absolute"
+                                       : row.positions == detail::Positions::alibi  ? "alibi"
+                                                                                    : "rotary";
+    } else {
+        c["rms_norm_eps"] = shortest(h.rms_eps);
+    }
+    if (row.positions == detail::Positions::rope) c["rope_theta"] = shortest(h.rope.freq_base);
+    if (!encoder) c["tie_word_embeddings"] = h.tied;
+    if (encoder) c["is_causal"] = h.causal;
     if (h.n_swa > 0) c["sliding_window"] = h.n_swa;
     if (h.attn_softcap != 0) c["attn_logit_softcapping"] = shortest(h.attn_softcap);
     if (h.final_softcap != 0) c["final_logit_softcapping"] = shortest(h.final_softcap);
@@ -71,7 +91,7 @@ nlohmann::ordered_json config_json(const Hparams &h, const detail::ArchRow &row,
     put_eos(c, stop);
     if (h.pad >= 0) c["pad_token_id"] = h.pad;
     c["torch_dtype"] = "float32";
-    c["use_cache"] = true;
+    c["use_cache"] = !encoder;
     c["transformers.js_config"] = {{"use_external_data_format", true}, {"dtype", "fp32"}};
     return c;
 }
@@ -89,6 +109,43 @@ void write_text(const std::string &path, const std::string &text) {
     f.write(text.data(), text.size());
     f.commit();
     f.keep();
+}
+
+// sentence-transformers' layout of the pooling (sentence_transformers/models/Pooling.py's
+// config keys): modules.json, 1_Pooling/config.json and the 2_Normalize module (L2, as llama.cpp's
+// embedding tools normalise: common_embd_normalize's default). Nothing when the model does not
+// pool.
+void write_pooling(const fs::path &dir, const Hparams &h) {
+    if (h.pooling == Pooling::none) return;
+    nlohmann::ordered_json modules = nlohmann::ordered_json::array();
+    modules.push_back({{"idx", 0},
+                       {"name", "0"},
+                       {"path", ""},
+                       {"type", "sentence_transformers.models.Transformer"}});
+    modules.push_back({{"idx", 1},
+                       {"name", "1"},
+                       {"path", "1_Pooling"},
+                       {"type", "sentence_transformers.models.Pooling"}});
+    modules.push_back({{"idx", 2},
+                       {"name", "2"},
+                       {"path", "2_Normalize"},
+                       {"type", "sentence_transformers.models.Normalize"}});
+    write_text((dir / "modules.json").string(), modules.dump(2) + "\n");
+    nlohmann::ordered_json p;
+    p["word_embedding_dimension"] = h.n_embd;
+    p["pooling_mode_cls_token"] = h.pooling == Pooling::cls;
+    p["pooling_mode_mean_tokens"] = h.pooling == Pooling::mean;
+    p["pooling_mode_max_tokens"] = false;
+    p["pooling_mode_mean_sqrt_len_tokens"] = false;
+    p["pooling_mode_weightedmean_tokens"] = false;
+    p["pooling_mode_lasttoken"] = h.pooling == Pooling::last;
+    p["include_prompt"] = true;
+    std::error_code ec;
+    for (const char *sub : {"1_Pooling", "2_Normalize"})
+        if (!fs::create_directories(dir / sub, ec) && ec)
+            throw Error((dir / sub).string(), std::nullopt,
+                        fmt::format("cannot create: {}", ec.message()));
+    write_text((dir / "1_Pooling" / "config.json").string(), p.dump(2) + "\n");
 }
 
 // The graph with its weight nodes lowered to `opset`: the weight nodes (inputs: initializers
@@ -146,7 +203,8 @@ private:
 }  // namespace
 
 Result export_decoder(const gguf::Model &model, const std::string &out_dir, const Options &opt) {
-    const Hparams h = read_hparams(model);
+    const Hparams h = read_hparams(model, opt.graph);
+    const bool encoder = opt.graph == Graph::encoder;
     const detail::ArchRow &row = *detail::find_arch(h.arch);
     if (opt.opset && (*opt.opset < lower::kMinOpset || *opt.opset > lower::kMaxOpset))
         throw Error(fmt::format("--opset {}: the lowering targets opsets {} to {}", *opt.opset,
@@ -173,8 +231,9 @@ Result export_decoder(const gguf::Model &model, const std::string &out_dir, cons
     onnx::ModelProto m;
     m.set_ir_version(opset != 29 ? lower::ir_version(opset) : int64_t(onnx::IR_VERSION));
     m.set_producer_name("gguftool");
-    m.set_doc_string(fmt::format("{} converted by gguftool to-onnx --graph decoder",
-                                 fs::path(model.first().path()).filename().string()));
+    m.set_doc_string(fmt::format("{} converted by gguftool to-onnx --graph {}",
+                                 fs::path(model.first().path()).filename().string(),
+                                 encoder ? "encoder" : "decoder"));
     onnx::OperatorSetIdProto &imp = *m.add_opset_import();
     imp.set_domain(onnx::ONNX_DOMAIN);
     imp.set_version(opset);
@@ -205,16 +264,30 @@ Result export_decoder(const gguf::Model &model, const std::string &out_dir, cons
     }
     const std::vector<int64_t> stop = stop_ids(model, h);
     write_text((tmp.path() / "config.json").string(), config_json(h, row, stop).dump(2) + "\n");
-    write_text((tmp.path() / "generation_config.json").string(),
-               generation_config_json(h, stop).dump(2) + "\n");
+    if (!encoder)
+        write_text((tmp.path() / "generation_config.json").string(),
+                   generation_config_json(h, stop).dump(2) + "\n");
+    write_pooling(tmp.path(), h);
     // The tokenizer (gguftool/tokenizer_export.hpp): a vocabulary no tokenizer.json can express
     // leaves the package without one, said in the notes; the graph does not depend on it.
     try {
-        tokenizer::write_tokenizer_files(model, tmp.path().string());
+        tokenizer::TokenizerFiles files = tokenizer::build_tokenizer_files(model);
+        if (encoder && h.pooling == Pooling::last) {
+            // Last-token pooling reads the last column (transformers.js' last_token pooling):
+            // batches are padded on the left.
+            auto config = nlohmann::ordered_json::parse(files.tokenizer_config_json);
+            config["padding_side"] = "left";
+            files.tokenizer_config_json = config.dump(2) + "\n";
+        }
+        tokenizer::write_tokenizer_files(files, tmp.path().string());
         r.tokenizer = true;
     } catch (const Error &e) {
         r.notes.push_back(fmt::format("no tokenizer.json: {}", e.what()));
     }
+    if (encoder && model.find_tensor("dense_2.weight"))
+        r.notes.push_back(
+            "the Dense modules (dense_2, dense_3) are in the graph: last_hidden_state is each "
+            "token's projected vector, as llama.cpp's per-token embeddings are");
     if (fs::exists(out, ec)) fs::remove(out, ec);  // an empty directory (checked above)
     if (::rename(tmp.path().c_str(), out.c_str()) != 0)
         throw Error(out_dir, std::nullopt,

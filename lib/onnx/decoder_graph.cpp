@@ -10,6 +10,12 @@
 // keys (by index: the new tokens are the last S of the T), padding (attention_mask 0) and, for
 // sliding-window layers, keys n_swa or more tokens back. Masked scores get the lowest float, not
 // -inf, so that a fully masked row (a padding query) stays finite.
+//
+// The encoder graph (Graph::encoder) is the same pass without the cache and the head: the keys
+// are the sequence itself, positions are counted from attention_mask (so left and right padding
+// both work), the mask is causal only where {arch}.attention.causal says so, and the output is
+// the final hidden state (and its pooling). The BERT layout (src/models/bert.cpp) adds absolute
+// positions or ALiBi, token types and LayerNorms after the residual adds.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -139,7 +145,8 @@ public:
           weight_type_(o.weight_type),
           threads_(o.threads),
           nbits_(o.weights == Weights::nbits),
-          accuracy_level_(o.accuracy_level) {}
+          accuracy_level_(o.accuracy_level),
+          encoder_(h.graph == Graph::encoder) {}
 
     std::vector<int> build();
     std::map<std::string, size_t> forms;  // "<type> -> <form>": count
@@ -174,13 +181,29 @@ private:
     std::string block_sums(const std::string &x, int64_t block);
     std::string embedding(const std::string &ids);
     std::string rms_norm(const std::string &x, const std::string &w);
+    // ggml_norm then the weight and bias (build_norm's LLM_NORM): the BERT layout's LayerNorm.
+    std::string layer_norm(const std::string &x, const std::string &w, const std::string &b);
+    std::string layer_norm(const std::string &x, const std::string &name) {
+        return layer_norm(x, weight(name + ".weight"), weight(name + ".bias", false));
+    }
     std::string heads_shape(int64_t n);
     std::string rope(const std::string &x, int64_t heads, const std::string &cos,
                      const std::string &sin);
     std::string softcap(const std::string &x, float cap);
     void positions();
     void masks();
+    // The encoder's positions (each row's count of attention_mask ones so far, less one) and
+    // masks (padding, causal where the model is, sliding windows, ALiBi's distances).
+    void encoder_positions();
+    void encoder_masks();
     std::string layer(int64_t il, const std::string &x);
+    std::string bert_layer(int64_t il, const std::string &x);
+    std::vector<int> build_decoder();
+    std::vector<int> build_encoder();
+    // The pooled embedding of x [B, S, E] as llama.cpp's build_pooling computes it: [B, E].
+    std::string pool(const std::string &x3);
+    // sentence-transformers' Dense modules (build_dense_out): x unchanged when there are none.
+    std::string dense(const std::string &x);
     std::string attention(int64_t il, const std::string &h);
     std::string ffn(int64_t il, const std::string &h);
     // silu(x·gateᵀ)·(x·upᵀ), projected by down: the dense FFN of build_ffn (LLM_FFN_PAR).
@@ -208,17 +231,33 @@ private:
     unsigned threads_;
     bool nbits_;
     int accuracy_level_;
+    bool encoder_;
     std::map<std::string, std::string> weights_;
     std::map<std::string, NbitsOperands> nbits_done_;
     std::map<std::pair<std::string, int64_t>, std::string> block_sums_;
     std::vector<int> weight_nodes_;
 
     std::string batch_seq_;                        // Shape(input_ids): [B, S]
+    std::string positions_ = "position_ids";       // [B, S]: the input, or the encoder's count
+    std::string alibi_;                            // [B, 1, 1, S, S]: -|query pos - key pos|
     std::string cos_, sin_, cos_swa_, sin_swa_;    // [B, S, 1, n_rot/2]
     std::string temp_;                             // [B, S, 1, 1] (mistral3's temperature)
     std::map<int64_t, std::string> heads_shapes_;  // [B, S, n, head_dim] per head count n
     std::string mask_, mask_swa_;                  // [B, 1, 1, S, T]
 };
+
+// ggml_compute_forward_soft_max_f32's ALiBi slope of each head (max_bias > 0).
+std::vector<float> alibi_slopes(int64_t n_head, float max_bias) {
+    const uint32_t n_head_log2 = 1u << uint32_t(std::floor(std::log2(double(n_head))));
+    const float m0 = powf(2.0f, -max_bias / float(n_head_log2));
+    const float m1 = powf(2.0f, -(max_bias / 2.0f) / float(n_head_log2));
+    std::vector<float> out(static_cast<size_t>(n_head));
+    for (int64_t h = 0; h < n_head; ++h)
+        out[size_t(h)] = uint32_t(h) < n_head_log2
+                             ? powf(m0, float(h + 1))
+                             : powf(m1, float(2 * (h - int64_t(n_head_log2)) + 1));
+    return out;
+}
 
 std::string DecoderBuilder::weight(const std::string &name, bool required) {
     if (auto it = weights_.find(name); it != weights_.end()) return it->second;
@@ -432,6 +471,16 @@ std::string DecoderBuilder::rms_norm(const std::string &x, const std::string &w)
     return n_.mul(n_.mul(x, r, "normed"), w, "norm");
 }
 
+std::string DecoderBuilder::layer_norm(const std::string &x, const std::string &w,
+                                       const std::string &b) {
+    // ggml_norm: x - mean, scaled by 1 / sqrtf(mean((x - mean)²) + eps); then weight and bias.
+    const std::string d = n_.sub(x, n_.mean_last(x), "centred");
+    const std::string var = n_.mean_last(n_.mul(d, d, "square"));
+    const std::string s = n_.op("Sqrt", {n_.add(var, n_.f(h_.norm_eps), "var_eps")}, "std");
+    std::string y = n_.mul(n_.mul(d, n_.op("Div", {n_.f(1.0f), s}, "inv_std"), "normed"), w, "ln");
+    return b.empty() ? y : n_.add(y, b, "ln_bias");
+}
+
 std::string DecoderBuilder::softcap(const std::string &x, float cap) {
     const std::string t = n_.op("Tanh", {n_.mul(x, 1.0f / cap, "capped")}, "tanh");
     return n_.mul(t, cap, "softcap");
@@ -518,8 +567,8 @@ void DecoderBuilder::positions() {
         }
         const std::string ct = table(fmt::format("gguftool:rope_cos{}", label), c, P, half);
         const std::string st = table(fmt::format("gguftool:rope_sin{}", label), s, P, half);
-        cos_out = n_.unsqueeze(n_.op("Gather", {ct, "position_ids"}, "cos"), {2}, "cos4");
-        sin_out = n_.unsqueeze(n_.op("Gather", {st, "position_ids"}, "sin"), {2}, "sin4");
+        cos_out = n_.unsqueeze(n_.op("Gather", {ct, positions_}, "cos"), {2}, "cos4");
+        sin_out = n_.unsqueeze(n_.op("Gather", {st, positions_}, "sin"), {2}, "sin4");
     };
     bool any_rope = false, any_swa = false;
     for (int64_t il = 0; il < h_.n_layer; ++il) {
@@ -546,8 +595,8 @@ void DecoderBuilder::positions() {
             "gguftool:attn_temperature", DataType::float32, {P}, P * sizeof(float), [t](Sink &s) {
                 s.write(reinterpret_cast<const uint8_t *>(t->data()), t->size() * sizeof(float));
             });
-        temp_ = n_.unsqueeze(n_.op("Gather", {tt, "position_ids"}, "temperature"), {2, 3},
-                             "temperature4");
+        temp_ =
+            n_.unsqueeze(n_.op("Gather", {tt, positions_}, "temperature"), {2, 3}, "temperature4");
     }
 }
 
@@ -581,6 +630,67 @@ void DecoderBuilder::masks() {
     }
 }
 
+void DecoderBuilder::encoder_positions() {
+    n_.scope = "positions";
+    // Σ_{i <= j} mask[b, i] as a product with the upper triangle of ones (exact in float up to
+    // 2^24 tokens), less one, from 0: llama.cpp's positions of each sequence's tokens.
+    const std::string seq = n_.op("Gather", {batch_seq_, n_.i64(1)}, "seq");
+    const std::string idx = n_.op("Range", {n_.i64(0), seq, n_.i64(1)}, "index");
+    std::string upper =
+        n_.op("LessOrEqual",
+              {n_.unsqueeze(idx, {1}, "index_col"), n_.unsqueeze(idx, {0}, "index_row")}, "upper");
+    upper = n_.op("Cast", {upper}, "upper_f");
+    set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+    std::string mask = n_.op("Cast", {"attention_mask"}, "mask_f");
+    set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+    std::string count = n_.op("Cast", {n_.op("MatMul", {mask, upper}, "count_f")}, "count");
+    set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::int64)));
+    const std::string pos = n_.sub(count, n_.i64(1), "pos_from_0");
+    positions_ = n_.op("Where", {n_.op("Less", {pos, n_.i64(0)}, "before_first"), n_.i64(0), pos},
+                       "position");
+}
+
+void DecoderBuilder::encoder_masks() {
+    n_.scope = "mask";
+    const std::string keys = n_.unsqueeze(positions_, {1}, "key_pos");       // [B, 1, S]
+    const std::string queries = n_.unsqueeze(positions_, {2}, "query_pos");  // [B, S, 1]
+    std::string hidden = n_.unsqueeze(
+        n_.op("Equal", {"attention_mask", n_.g().int64_vector("ints", {0})}, "padding"), {1},
+        "padding3");  // [B, 1, S]
+    if (h_.causal)
+        hidden = n_.op("Or", {hidden, n_.op("Greater", {keys, queries}, "future")}, "hidden");
+    const std::string lowest = n_.f(std::numeric_limits<float>::lowest());
+    const std::string zero = n_.f(0.0f);
+    auto additive = [&](const std::string &h, std::string_view what) {
+        return n_.unsqueeze(n_.op("Where", {h, lowest, zero}, what), {1, 2},
+                            fmt::format("{}5", what));
+    };
+    mask_ = additive(hidden, "additive");
+    const std::string back = n_.sub(queries, keys, "distance");  // p1 - p0 (is_masked_swa)
+    if (h_.n_swa > 0) {
+        std::string out;
+        if (row_.swa == Swa::symmetric) {  // |p1 - p0| > n_swa / 2
+            const int64_t half = int64_t(h_.n_swa / 2);
+            out = n_.op("Or",
+                        {n_.op("Less", {back, n_.i64(-half)}, "before_window"),
+                         n_.op("Greater", {back, n_.i64(half)}, "after_window")},
+                        "outside");
+        } else {
+            out = n_.op("GreaterOrEqual", {back, n_.i64(h_.n_swa)}, "too_old");
+        }
+        mask_swa_ = additive(n_.op("Or", {hidden, out}, "hidden_swa"), "additive_swa");
+    }
+    if (h_.max_alibi_bias > 0) {  // the mask's value where visible: -|p0 - p1|
+        const std::string neg =
+            n_.op("Where",
+                  {n_.op("Less", {back, n_.i64(0)}, "behind"), back, n_.op("Neg", {back}, "minus")},
+                  "minus_abs");
+        std::string f = n_.op("Cast", {neg}, "minus_abs_f");
+        set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+        alibi_ = n_.unsqueeze(f, {1, 2}, "alibi_distance");
+    }
+}
+
 std::string DecoderBuilder::attention(int64_t il, const std::string &x) {
     const int64_t H = h_.n_head, Hkv = h_.n_head_kv, D = h_.head_dim, r = H / Hkv;
     std::string q, k, v;
@@ -610,6 +720,12 @@ std::string DecoderBuilder::attention(int64_t il, const std::string &x) {
         k = rms_norm(k, layer_weight(il, "attn_k_norm.weight"));
     };
     if (row_.qk_norm == QkNorm::whole) qk_norm();
+    if (row_.qk_norm == QkNorm::layer) {
+        if (model_.find_tensor(fmt::format("blk.{}.attn_q_norm.weight", il)))
+            q = layer_norm(q, fmt::format("blk.{}.attn_q_norm", il));
+        if (model_.find_tensor(fmt::format("blk.{}.attn_k_norm.weight", il)))
+            k = layer_norm(k, fmt::format("blk.{}.attn_k_norm", il));
+    }
     auto heads = [&](const std::string &t, int64_t n, std::string_view what) {
         return n_.reshape(t, heads_shape(n), fmt::format("{}_heads", what));
     };
@@ -625,17 +741,18 @@ std::string DecoderBuilder::attention(int64_t il, const std::string &x) {
     if (h_.q_scale != 1.0f) q = n_.mul(q, h_.q_scale, "q_scaled");
     if (!temp_.empty()) q = n_.mul(q, temp_, "q_temperature");
 
-    // The cache: BNSH, keys after RoPE.
-    const std::string present_k = fmt::format("present.{}.key", il);
-    const std::string present_v = fmt::format("present.{}.value", il);
-    n_.op_named("Concat",
-                {fmt::format("past_key_values.{}.key", il), n_.transpose(k, {0, 2, 1, 3}, "k_t")},
-                present_k);
-    set_attribute(*n_.last, "axis", int64_t{2});
-    n_.op_named("Concat",
-                {fmt::format("past_key_values.{}.value", il), n_.transpose(v, {0, 2, 1, 3}, "v_t")},
-                present_v);
-    set_attribute(*n_.last, "axis", int64_t{2});
+    // The cache: BNSH, keys after RoPE (the encoder has none: the keys are the sequence's).
+    std::string present_k = n_.transpose(k, {0, 2, 1, 3}, "k_t");
+    std::string present_v = n_.transpose(v, {0, 2, 1, 3}, "v_t");
+    if (!encoder_) {
+        const std::string kt = present_k, vt = present_v;
+        present_k = fmt::format("present.{}.key", il);
+        present_v = fmt::format("present.{}.value", il);
+        n_.op_named("Concat", {fmt::format("past_key_values.{}.key", il), kt}, present_k);
+        set_attribute(*n_.last, "axis", int64_t{2});
+        n_.op_named("Concat", {fmt::format("past_key_values.{}.value", il), vt}, present_v);
+        set_attribute(*n_.last, "axis", int64_t{2});
+    }
 
     const std::string q5 =
         n_.transpose(n_.reshape(q, n_.ints({0, 0, Hkv, r, D}), "q_groups"), {0, 2, 3, 1, 4}, "q5");
@@ -643,6 +760,12 @@ std::string DecoderBuilder::attention(int64_t il, const std::string &x) {
     std::string scores = n_.op("MatMul", {q5, k5}, "scores");  // [B, Hkv, r, S, T]
     if (h_.kq_scale != 1.0f) scores = n_.mul(scores, h_.kq_scale, "scores_scaled");
     if (h_.attn_softcap != 0.0f) scores = softcap(scores, h_.attn_softcap);
+    if (!alibi_.empty()) {  // + slope of the head · -|p0 - p1| (ggml_soft_max_ext's max_bias)
+        const std::vector<float> slopes = alibi_slopes(H, h_.max_alibi_bias);
+        const std::string s5 = n_.reshape(n_.g().float_table("alibi_slopes", slopes),
+                                          n_.ints({1, Hkv, r, 1, 1}), "alibi_slopes5");
+        scores = n_.add(scores, n_.mul(s5, alibi_, "alibi"), "scores_alibi");
+    }
     scores = n_.add(scores, swa ? mask_swa_ : mask_, "scores_masked");
     // Attention sinks (ggml_soft_max_add_sinks): each head's sink logit joins its softmax's max
     // and sum as one more key, which has no value: a column appended, then dropped.
@@ -667,8 +790,14 @@ std::string DecoderBuilder::attention(int64_t il, const std::string &x) {
 
 std::string DecoderBuilder::ffn(int64_t il, const std::string &x) {
     if (h_.n_expert > 0) return moe(il, x);
-    if (row_.ffn == Ffn::gate_up)
+    const bool has_gate = model_.find_tensor(fmt::format("blk.{}.ffn_gate.weight", il)) != nullptr;
+    if (row_.ffn == Ffn::gate_up || (row_.ffn == Ffn::by_shape && has_gate))
         return gated_ffn(x, il, "ffn_gate.weight", "ffn_up.weight", "ffn_down.weight", "ffn_out");
+    const gguf::TensorInfo *up_w = model_.find_tensor(fmt::format("blk.{}.ffn_up.weight", il));
+    if (row_.ffn == Ffn::up || (row_.ffn == Ffn::by_shape && up_w->ne[1] != uint64_t(2 * h_.n_ff)))
+        // act(x·upᵀ + b), then down (LLM_FFN_SEQ, or PAR without a gate)
+        return layer_project(activation(layer_project(x, il, "ffn_up.weight", "up")), il,
+                             "ffn_down.weight", "ffn_out");
     // ffn_up holds gate then up (2·n_ff rows)
     const int64_t F = h_.n_ff;
     const std::string both = layer_project(x, il, "ffn_up.weight", "gate_up");
@@ -688,13 +817,31 @@ std::string DecoderBuilder::gated_ffn(const std::string &x, int64_t il, std::str
 // The gate's activation (the product with up follows).
 std::string DecoderBuilder::activation(const std::string &gate) {
     std::string act;
-    if (row_.act == Act::gelu) {  // ggml_gelu: 0.5x(1 + tanh(sqrt(2/pi)·x·(1 + 0.044715x²)))
-        const std::string x2 = n_.mul(gate, gate, "gate_sq");
-        const std::string inner =
-            n_.mul(n_.mul(gate, 0.7978845608028654f, "gelu_a"),
-                   n_.add(n_.mul(x2, 0.044715f, "gelu_b"), n_.f(1.0f), "gelu_c"), "gelu_in");
+    if (row_.act == Act::gelu) {
+        // ggml's CPU GELU (ggml_vec_gelu_f32 and ggml_vec_geglu_f32 with GGML_GELU_FP16, the
+        // build's default): 0 at x <= -10, x at x >= 10, else a table of fp16 values looked up by
+        // x in fp16: fp16(gelu(fp16(x))), gelu(x) = 0.5x(1 + tanh(sqrt(2/pi)·x·(1 + 0.044715x²))).
+        auto fp16 = [&](const std::string &v, std::string_view what) {
+            std::string h = n_.op("Cast", {v}, fmt::format("{}_f16", what));
+            set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float16)));
+            h = n_.op("Cast", {h}, what);
+            set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+            return h;
+        };
+        const std::string x = fp16(gate, "gelu_x");
+        const std::string ax2 = n_.mul(n_.mul(x, 0.044715f, "gelu_ax"), x, "gelu_ax2");
+        const std::string inner = n_.mul(n_.mul(x, 0.7978845608028654f, "gelu_a"),
+                                         n_.add(ax2, n_.f(1.0f), "gelu_c"), "gelu_in");
         const std::string t = n_.op("Tanh", {inner}, "gelu_tanh");
-        act = n_.mul(n_.mul(gate, 0.5f, "gelu_half"), n_.add(t, n_.f(1.0f), "gelu_one"), "gelu");
+        const std::string g =
+            fp16(n_.mul(n_.mul(x, 0.5f, "gelu_half"), n_.add(t, n_.f(1.0f), "gelu_one"), "gelu_f"),
+                 "gelu_table");
+        act = n_.op(
+            "Where",
+            {n_.op("LessOrEqual", {gate, n_.f(-10.0f)}, "gelu_low"), n_.f(0.0f),
+             n_.op("Where", {n_.op("GreaterOrEqual", {gate, n_.f(10.0f)}, "gelu_high"), gate, g},
+                   "gelu_mid")},
+            "gelu");
     } else {  // silu(x) = x·sigmoid(x)
         act = n_.mul(gate, n_.op("Sigmoid", {gate}, "sigmoid"), "silu");
     }
@@ -920,7 +1067,106 @@ std::string DecoderBuilder::layer(int64_t il, const std::string &x) {
     return n_.add(f, x1, "ffn_residual");
 }
 
+// src/models/bert.cpp's layer: attention, + input, LayerNorm (again with attn_norm_2), FFN,
+// + its input, LayerNorm.
+std::string DecoderBuilder::bert_layer(int64_t il, const std::string &x) {
+    n_.scope = fmt::format("blk.{}", il);
+    auto name = [il](std::string_view what) { return fmt::format("blk.{}.{}", il, what); };
+    std::string cur =
+        layer_norm(n_.add(attention(il, x), x, "attn_residual"), name("attn_output_norm"));
+    if (model_.find_tensor(name("attn_norm_2.weight")))
+        cur = layer_norm(n_.add(cur, x, "attn_residual_2"), name("attn_norm_2"));
+    return layer_norm(n_.add(ffn(il, cur), cur, "ffn_residual"), name("layer_output_norm"));
+}
+
+std::string DecoderBuilder::dense(const std::string &x) {
+    if (!model_.find_tensor("dense_2.weight")) return x;
+    return project(project(x, "dense_2.weight", "dense_2.bias", "dense_2"), "dense_3.weight",
+                   "dense_3.bias", "dense_3");
+}
+
+std::string DecoderBuilder::pool(const std::string &x3) {
+    n_.scope = "pooling";
+    const std::string mask = n_.op("Cast", {"attention_mask"}, "mask_f");
+    set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+    const std::string count = n_.op("ReduceSum", {mask, n_.ints({1})}, "tokens");  // [B, 1]
+    // Each token's weight [B, S]: 1/n for the mean (inp_mean), 1 for the chosen one (inp_cls).
+    std::string w;
+    if (h_.pooling == Pooling::mean) {
+        w = n_.op("Div", {mask, count}, "mean_weights");
+    } else {
+        std::string pos = n_.op("Cast", {positions_}, "pos_f");
+        set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+        const std::string want =
+            h_.pooling == Pooling::cls ? n_.f(0.0f) : n_.sub(count, n_.f(1.0f), "last_pos");
+        const std::string real = n_.op("Greater", {mask, n_.f(0.0f)}, "real");
+        w = n_.op("Cast", {n_.op("And", {n_.op("Equal", {pos, want}, "at"), real}, "chosen")},
+                  "chosen_weights");
+        set_attribute(*n_.last, "to", int64_t(onnx_number(DataType::float32)));
+    }
+    const std::string pooled =
+        n_.op("MatMul", {n_.unsqueeze(w, {1}, "weights3"), x3}, "pooled3");  // [B, 1, E]
+    return n_.reshape(pooled, n_.ints({-1, h_.n_embd}), "pooled");
+}
+
 std::vector<int> DecoderBuilder::build() {
+    return encoder_ ? build_encoder() : build_decoder();
+}
+
+std::vector<int> DecoderBuilder::build_encoder() {
+    onnx::GraphProto &graph = n_.g().plan().graph;
+    const std::string batch = "batch_size", seq = "sequence_length";
+    const bool types = row_.token_types && model_.find_tensor("token_types.weight");
+    add_value(*graph.mutable_input(), "input_ids", DataType::int64, {batch, seq});
+    add_value(*graph.mutable_input(), "attention_mask", DataType::int64, {batch, seq});
+    if (types) add_value(*graph.mutable_input(), "token_type_ids", DataType::int64, {batch, seq});
+    add_value(*graph.mutable_output(), "last_hidden_state", DataType::float32,
+              {batch, seq, h_.n_embd});
+    if (h_.pooling != Pooling::none)
+        add_value(*graph.mutable_output(), "sentence_embedding", DataType::float32,
+                  {batch, h_.n_embd});
+
+    n_.scope = "embed";
+    batch_seq_ = n_.op("Shape", {"input_ids"}, "batch_seq");
+    encoder_positions();
+    n_.scope = "embed";
+    std::string x = n_.reshape(embedding("input_ids"), n_.ints({-1, h_.n_embd}), "hidden");
+    // + the token type's row (llama.cpp adds row 0: token_type_ids of zeros), + the position's
+    if (types)
+        x = n_.add(x,
+                   n_.op("Gather",
+                         {weight("token_types.weight"),
+                          n_.reshape("token_type_ids", n_.ints({-1}), "type_ids")},
+                         "type_rows"),
+                   "typed");
+    if (row_.positions == Positions::absolute)
+        x = n_.add(x,
+                   n_.op("Gather",
+                         {weight("position_embd.weight"),
+                          n_.reshape(positions_, n_.ints({-1}), "pos_ids")},
+                         "pos_rows"),
+                   "positioned");
+    if (h_.embed_scale != 0.0f) x = n_.mul(x, h_.embed_scale, "scaled");
+    if (row_.bert_layout) x = layer_norm(x, "token_embd_norm");
+    positions();
+    encoder_masks();
+    for (int64_t il = 0; il < h_.n_layer; ++il)
+        x = row_.bert_layout ? bert_layer(il, x) : layer(il, x);
+
+    n_.scope = "head";
+    if (!row_.bert_layout) x = rms_norm(x, weight("output_norm.weight"));
+    const std::string shape3 = n_.concat({batch_seq_, n_.ints({h_.n_embd})}, 0, "hidden_shape");
+    // llama.cpp's per-token embeddings are the dense modules' outputs too (t_embd_pooled).
+    n_.op_named("Reshape", {dense(x), shape3}, "last_hidden_state");
+    if (h_.pooling != Pooling::none) {
+        const std::string pooled = pool(n_.reshape(x, shape3, "hidden3"));
+        n_.scope = "head";
+        n_.op_named("Identity", {dense(pooled)}, "sentence_embedding");
+    }
+    return weight_nodes_;
+}
+
+std::vector<int> DecoderBuilder::build_decoder() {
     onnx::GraphProto &graph = n_.g().plan().graph;
     const std::string batch = "batch_size", seq = "sequence_length", past = "past_sequence_length",
                       total = "total_sequence_length";

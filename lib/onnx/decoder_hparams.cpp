@@ -130,7 +130,7 @@ void experts(const Keys &k, const ArchRow &row, Hparams &h) {
 
 }  // namespace detail
 
-Hparams read_hparams(const gguf::Model &model) {
+Hparams read_hparams(const gguf::Model &model, Graph graph) {
     using namespace detail;
     const std::string &path = model.first().path();
     const gguf::MetadataEntry *ae = model.first().find("general.architecture");
@@ -138,12 +138,15 @@ Hparams read_hparams(const gguf::Model &model) {
         throw Error(path, ae ? std::optional<uint64_t>(ae->offset) : std::nullopt,
                     "key general.architecture: missing or not a string");
     Hparams h;
+    h.graph = graph;
     h.arch = std::string(ae->value.as_string());
     const ArchRow *row = find_arch(h.arch);
-    if (!row)
+    if (!row || (graph == Graph::decoder && !row->decoder))
         throw Error(path, ae->offset,
-                    fmt::format("architecture {} cannot be exported as a decoder (supported: {})",
-                                h.arch, fmt::join(architectures(), ", ")));
+                    fmt::format("architecture {} cannot be exported as {} (supported: {}){}",
+                                h.arch, graph == Graph::decoder ? "a decoder" : "an encoder",
+                                fmt::join(architectures(graph), ", "),
+                                row ? "; it is an encoder: --graph encoder" : ""));
     const Keys k(model, h.arch);
 
     h.n_ctx_train = k.integer("context_length", std::nullopt);
@@ -195,8 +198,12 @@ Hparams read_hparams(const gguf::Model &model) {
     if (row->full_rotary && h.n_rot != h.head_dim)
         k.fail(k.find("rope.dimension_count"), "rope.dimension_count",
                fmt::format("invalid n_rot {}, expected {}", h.n_rot, h.head_dim));
-    h.rms_eps = k.real("attention.layer_norm_rms_epsilon", -1);
-    if (h.rms_eps < 0) k.fail(nullptr, "attention.layer_norm_rms_epsilon", "missing");
+    // The norms' epsilon: LayerNorm's for the BERT layout, RMSNorm's otherwise.
+    const char *eps_key =
+        row->bert_layout ? "attention.layer_norm_epsilon" : "attention.layer_norm_rms_epsilon";
+    (row->bert_layout ? h.norm_eps : h.rms_eps) = k.real(eps_key, -1);
+    if ((row->bert_layout ? h.norm_eps : h.rms_eps) < 0)
+        k.fail(k.find(eps_key), eps_key, "missing");
 
     // RoPE (llama_model_base::load_hparams, llama_context's cparams).
     h.n_ctx_orig = k.integer("rope.scaling.original_context_length", h.n_ctx_train);
@@ -244,6 +251,7 @@ Hparams read_hparams(const gguf::Model &model) {
     if (row->no_rope_period > 0)
         for (int64_t il = 0; il < h.n_layer; ++il)
             h.rope_layers[il] = (il + 1) % row->no_rope_period != 0;
+    if (row->positions != Positions::rope) h.rope_layers.assign(h.n_layer, false);
     if (row->rope_switch) {
         const gguf::MetadataEntry *e = k.find("rope.scaling.finetuned");
         if (e && e->value.type() != gguf::ValueType::bool_)
@@ -272,6 +280,11 @@ Hparams read_hparams(const gguf::Model &model) {
         h.n_swa = uint32_t(k.integer("attention.sliding_window", std::nullopt));
         swa_pattern(k, h, 2);
         h.rope_swa.freq_base = k.real("rope.freq_base_swa", h.rope.freq_base);
+    } else if (row->swa == Swa::symmetric) {
+        h.n_swa = uint32_t(k.integer("attention.sliding_window", std::nullopt));
+        swa_pattern(k, h, 6);
+        h.rope_swa.freq_base = k.real("rope.freq_base_swa", 10000.0f);
+        h.rope_swa.freq_scale = 1.0f;
     } else if (row->swa == Swa::olmo2) {
         h.n_swa = uint32_t(k.integer("attention.sliding_window", 0));
         if (h.n_swa > 0) {
@@ -304,10 +317,42 @@ Hparams read_hparams(const gguf::Model &model) {
         if (h.logit_scale == 0.0f) k.fail(k.find("logit_scale"), "logit_scale", "zero");
     }
 
+    // Encoders: attention direction, pooling, ALiBi (llama_model_base::load_hparams and the
+    // architectures' load_arch_hparams).
+    if (row->bidirectional) {
+        h.causal = false;
+    } else if (const gguf::MetadataEntry *e = k.find("attention.causal")) {
+        if (e->value.type() != gguf::ValueType::bool_) k.fail(e, "attention.causal", "not a bool");
+        h.causal = e->value.as_bool();
+    }
+    if (graph == Graph::encoder) {
+        const int64_t pooling = k.integer("pooling_type", 0);
+        if (pooling == 4)
+            k.fail(k.find("pooling_type"), "pooling_type",
+                   "rank pooling (a reranker's classification head) is not exported");
+        if (pooling < 0 || pooling > 3)
+            k.fail(k.find("pooling_type"), "pooling_type",
+                   fmt::format("unknown pooling type {}", pooling));
+        h.pooling = Pooling(pooling);
+    }
+    if (row->positions == Positions::alibi) h.max_alibi_bias = 8.0f;
+
     // The vocabulary: token_embd's rows (llama.cpp creates it {n_embd, n_vocab}).
     const gguf::TensorInfo *embd = model.find_tensor("token_embd.weight");
     if (!embd) throw Error(path, std::nullopt, "tensor token_embd.weight: missing");
     h.n_vocab = int64_t(embd->ne[1]);
+    if (row->token_types) {  // llama_model_bert::load_arch_tensors needs the count
+        const char *key = "tokenizer.ggml.token_type_count";
+        const int64_t n = optional_id(model, key);
+        if (n <= 0)
+            throw Error(
+                path,
+                model.first().find(key) ? std::optional(model.first().find(key)->offset)
+                                        : std::nullopt,
+                fmt::format("key {}: {}", key,
+                            n < 0 ? "missing (a BERT model needs its token type count)" : "zero"));
+        h.n_token_types = n;
+    }
     h.tied = row->head == Head::tied ||
              (row->head == Head::optional && !model.find_tensor("output.weight"));
     h.bos = optional_id(model, "tokenizer.ggml.bos_token_id");

@@ -76,9 +76,28 @@ void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &ro
     const int64_t E = h.n_embd, V = h.n_vocab, H = h.n_head, Hkv = h.n_head_kv, D = h.head_dim,
                   F = h.n_ff;
     expect("token_embd.weight", {E, V}, true);
-    expect("output_norm.weight", {E}, true);
-    if (!h.tied) expect("output.weight", {E, V}, true);
-    expect("output.bias", {V}, false);
+    if (row.bert_layout) {  // the embeddings' LayerNorm, positions and token types; no final norm
+        expect("token_embd_norm.weight", {E}, true);
+        expect("token_embd_norm.bias", {E}, true);
+        if (row.positions == Positions::absolute)
+            expect("position_embd.weight", {E, h.n_ctx_train}, true);
+        if (row.token_types) expect("token_types.weight", {E, h.n_token_types}, false);
+    } else {
+        expect("output_norm.weight", {E}, true);
+    }
+    if (h.graph == Graph::decoder) {
+        if (!h.tied) expect("output.weight", {E, V}, true);
+        expect("output.bias", {V}, false);
+    } else if (const gguf::TensorInfo *d2 = model.find_tensor("dense_2.weight")) {
+        // sentence-transformers' Dense modules after the pooling (build_dense_out), n_embd in and
+        // out (gemma-embedding's load_arch_hparams asserts it).
+        const int64_t mid = int64_t(d2->ne[1]);
+        expect("dense_2.weight", {E, mid}, true);
+        expect("dense_2.bias", {mid}, false);
+        expect("dense_3.weight", {mid, E}, true);
+    } else if (expect.has("dense_3.weight")) {
+        expect.fail("dense_3.weight", "without dense_2.weight");
+    }
     for (int64_t il = 0; il < h.n_layer; ++il) {
         auto n = [il](std::string_view what) { return fmt::format("blk.{}.{}", il, what); };
         expect(n("attn_norm.weight"), {E}, row.pre_norms);
@@ -106,6 +125,18 @@ void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &ro
         } else if (row.qk_norm == QkNorm::whole) {
             expect(n("attn_q_norm.weight"), {H * D}, true);
             expect(n("attn_k_norm.weight"), {Hkv * D}, true);
+        } else if (row.qk_norm == QkNorm::layer) {
+            for (const char *w : {"attn_q_norm.weight", "attn_q_norm.bias"})
+                expect(n(w), {H * D}, expect.has(n("attn_q_norm.weight")));
+            for (const char *w : {"attn_k_norm.weight", "attn_k_norm.bias"})
+                expect(n(w), {Hkv * D}, expect.has(n("attn_k_norm.weight")));
+        }
+        if (row.bert_layout) {  // LayerNorms after the residual adds (attn_norm_2: jina-bert-v2)
+            for (const char *w : {"attn_output_norm.weight", "attn_output_norm.bias",
+                                  "layer_output_norm.weight", "layer_output_norm.bias"})
+                expect(n(w), {E}, true);
+            for (const char *w : {"attn_norm_2.weight", "attn_norm_2.bias"})
+                expect(n(w), {E}, expect.has(n("attn_norm_2.weight")));
         }
         expect(n("post_attention_norm.weight"), {E}, row.post_norms);
         expect(n("post_ffw_norm.weight"), {E}, row.post_norms);
@@ -118,6 +149,16 @@ void check_tensors(const gguf::Model &model, const Hparams &h, const ArchRow &ro
             expect(n("ffn_up.weight"), {E, F}, true);
             expect(n("ffn_gate.bias"), {F}, false);
             expect(n("ffn_up.bias"), {F}, false);
+        } else if (row.ffn == Ffn::up ||
+                   (row.ffn == Ffn::by_shape && expect.has(n("ffn_gate.weight")))) {
+            expect(n("ffn_gate.weight"), {E, F}, row.ffn == Ffn::by_shape);
+            expect(n("ffn_up.weight"), {E, F}, true);
+            expect(n("ffn_up.bias"), {F}, false);
+        } else if (row.ffn == Ffn::by_shape) {  // up alone, or [gate | up] (GEGLU)
+            const gguf::TensorInfo *up = model.find_tensor(n("ffn_up.weight"));
+            const int64_t rows = up && up->ne[1] == uint64_t(2 * F) ? 2 * F : F;
+            expect(n("ffn_up.weight"), {E, rows}, true);
+            expect(n("ffn_up.bias"), {rows}, false);
         } else {
             expect(n("ffn_up.weight"), {E, 2 * F}, true);
             expect(n("ffn_up.bias"), {2 * F}, false);

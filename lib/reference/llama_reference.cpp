@@ -64,6 +64,8 @@ constexpr size_t n_seq_max = 12;              // uint32_t                   (1)
 constexpr size_t n_outputs_max_per_seq = 24;  // uint32_t                   (1)
 constexpr size_t n_threads = 28;              // int32_t                    (4)
 constexpr size_t n_threads_batch = 32;        // int32_t                    (4)
+constexpr size_t pooling_type = 44;           // enum llama_pooling_type    (-1, UNSPECIFIED)
+constexpr size_t attention_type = 48;         // enum llama_attention_type  (-1, UNSPECIFIED)
 constexpr size_t flash_attn_type = 52;        // enum llama_flash_attn_type (-1, AUTO)
 constexpr size_t rope_freq_base = 56;         // float                      (0)
 constexpr size_t yarn_ext_factor = 64;        // float                      (-1)
@@ -225,6 +227,9 @@ struct LlamaLib {
     void (*batch_free)(Batch batch) = nullptr;
     int32_t (*decode)(void *ctx, Batch batch) = nullptr;
     float *(*get_logits_ith)(void *ctx, int32_t i) = nullptr;
+    float *(*get_embeddings_ith)(void *ctx, int32_t i) = nullptr;
+    float *(*get_embeddings_seq)(void *ctx, int32_t seq) = nullptr;
+    int (*pooling_type)(const void *ctx) = nullptr;
     void *(*get_memory)(const void *ctx) = nullptr;  // llama_memory_t
     void (*memory_clear)(void *memory, bool data) = nullptr;
 
@@ -270,6 +275,9 @@ std::string resolve_all(LlamaLib &l) {
     r(l.batch_free, "llama_batch_free");
     r(l.decode, "llama_decode");
     r(l.get_logits_ith, "llama_get_logits_ith");
+    r(l.get_embeddings_ith, "llama_get_embeddings_ith");
+    r(l.get_embeddings_seq, "llama_get_embeddings_seq");
+    r(l.pooling_type, "llama_pooling_type");
     r(l.get_memory, "llama_get_memory");
     r(l.memory_clear, "llama_memory_clear");
     r(l.model_quantize, "llama_model_quantize");
@@ -306,6 +314,8 @@ std::string abi_mismatches(const LlamaLib &l) {
     expect("context.n_outputs_max_per_seq", get<uint32_t>(c, cp::n_outputs_max_per_seq), 1u);
     expect("context.n_threads", get<int32_t>(c, cp::n_threads), 4);  // GGML_DEFAULT_N_THREADS
     expect("context.n_threads_batch", get<int32_t>(c, cp::n_threads_batch), 4);
+    expect("context.pooling_type", get<int32_t>(c, cp::pooling_type), -1);
+    expect("context.attention_type", get<int32_t>(c, cp::attention_type), -1);
     expect("context.flash_attn_type", get<int32_t>(c, cp::flash_attn_type), -1);
     expect("context.rope_freq_base", get<float>(c, cp::rope_freq_base), 0.0f);
     expect("context.yarn_ext_factor", get<float>(c, cp::yarn_ext_factor), -1.0f);
@@ -481,6 +491,10 @@ LlamaModel::LlamaModel(std::shared_ptr<const LlamaLib> lib, const std::string &p
     put<int32_t>(c, cp::flash_attn_type, kFlashAttnDisabled);
     put<int32_t>(c, cp::type_k, kGgmlTypeF32);
     put<int32_t>(c, cp::type_v, kGgmlTypeF32);
+    if (options.embeddings) {
+        put<uint8_t>(c, cp::embeddings, 1);
+        put<int32_t>(c, cp::pooling_type, options.pooling);
+    }
     ctx_ = lib_->init_from_model(model_, c);
     if (!ctx_) {
         lib_->model_free(model_);
@@ -528,7 +542,7 @@ bool LlamaModel::is_eog(int32_t token) const {
     return lib_->vocab_is_eog(vocab_, token);
 }
 
-std::vector<float> LlamaModel::decode(std::span<const int32_t> tokens, int32_t pos0, int32_t seq) {
+void LlamaModel::submit(std::span<const int32_t> tokens, int32_t pos0, int32_t seq) {
     const size_t n = tokens.size();
     const auto where = [&] { return path_ + ": decode"; };
     if (!ctx_) throw Error(where(), std::nullopt, "the model was loaded as a vocabulary only");
@@ -570,6 +584,15 @@ std::vector<float> LlamaModel::decode(std::span<const int32_t> tokens, int32_t p
                                          : "fatal error";
         fail(where(), "llama_decode returned " + std::to_string(rc) + " (" + meaning + ")", mark);
     }
+}
+
+std::vector<float> LlamaModel::decode(std::span<const int32_t> tokens, int32_t pos0, int32_t seq) {
+    const auto where = [&] { return path_ + ": decode"; };
+    if (options_.embeddings)
+        throw Error(where(), std::nullopt, "the context gives embeddings, not logits");
+    submit(tokens, pos0, seq);
+    const size_t n = tokens.size();
+    const uint64_t mark = log_mark();
     std::vector<float> out(n * size_t(n_vocab_));
     for (size_t i = 0; i < n; ++i) {
         const float *row = lib_->get_logits_ith(ctx_, int32_t(i));
@@ -577,6 +600,35 @@ std::vector<float> LlamaModel::decode(std::span<const int32_t> tokens, int32_t p
         std::copy(row, row + n_vocab_, out.begin() + int64_t(i) * n_vocab_);
     }
     return out;
+}
+
+std::vector<float> LlamaModel::decode_embeddings(std::span<const int32_t> tokens, int32_t seq) {
+    const auto where = [&] { return path_ + ": decode"; };
+    if (!options_.embeddings)
+        throw Error(where(), std::nullopt, "the context was made without embeddings");
+    submit(tokens, 0, seq);
+    if (pooling_type() != 0) return {};
+    const size_t n = tokens.size(), E = size_t(n_embd());
+    const uint64_t mark = log_mark();
+    std::vector<float> out(n * E);
+    for (size_t i = 0; i < n; ++i) {
+        const float *row = lib_->get_embeddings_ith(ctx_, int32_t(i));
+        if (!row)
+            fail(where(), "llama.cpp has no embedding for position " + std::to_string(i), mark);
+        std::copy(row, row + E, out.begin() + int64_t(i * E));
+    }
+    return out;
+}
+
+std::vector<float> LlamaModel::pooled(int32_t seq) const {
+    const uint64_t mark = log_mark();
+    const float *v = ctx_ ? lib_->get_embeddings_seq(ctx_, seq) : nullptr;
+    if (!v) fail(path_ + ": pooled", "llama.cpp has no pooled embedding for the sequence", mark);
+    return std::vector<float>(v, v + n_embd());
+}
+
+int LlamaModel::pooling_type() const {
+    return ctx_ ? lib_->pooling_type(ctx_) : 0;
 }
 
 void LlamaModel::clear() {

@@ -1,6 +1,7 @@
 // GGUF -> a runnable ONNX decoder: the whole model (embedding, every layer with its KV cache,
 // the head) as one graph, in the layout Optimum and transformers.js use, computing what llama.cpp
 // computes from the same file (llama.cpp's src/models/<arch>.cpp and src/llama-graph.cpp).
+// Or (Graph::encoder) the model as an embedding model: a feature-extraction package (below).
 //
 // The package is a directory:
 //   OUT/onnx/model.onnx, OUT/onnx/model.onnx_data   the graph and the tensor bytes
@@ -16,6 +17,15 @@
 // (past + new, keys after RoPE). Weights keep their GGUF bytes: a quantized weight is one
 // DequantizePacked node on them (opset 29), or that node lowered to standard operators
 // (Options::opset 17..26) so that released runtimes run the model.
+//
+// The encoder package has no cache and no head: inputs input_ids and attention_mask (and
+// token_type_ids for the BERT family), positions counted from the mask (left or right padding);
+// outputs last_hidden_state (float32 [batch_size, sequence_length, n_embd]: llama.cpp's
+// per-token embeddings) and, when {arch}.pooling_type pools, sentence_embedding ([batch_size,
+// n_embd]: llama_get_embeddings_seq's vector, its dense_2/dense_3 projections included, not
+// normalised). Beside the tokenizer, sentence-transformers' modules.json, 1_Pooling/config.json
+// and 2_Normalize say how to pool and that the vectors are L2-normalised, as llama.cpp's
+// embedding tools do; there is no generation_config.json.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +42,19 @@
 
 namespace gguftool::decoder {
 
-// The architectures exported, as general.architecture names them.
-std::vector<std::string_view> architectures();
+// The two graphs of a model: the decoder (logits and the KV cache, for generation) and the
+// encoder (each token's final hidden state and, where the model pools, the pooled embedding, as
+// llama.cpp's embeddings give them).
+enum class Graph { decoder, encoder };
+
+// The architectures exported as `graph`, as general.architecture names them: every architecture
+// has the encoder graph; the BERT family and gemma-embedding have no decoder.
+std::vector<std::string_view> architectures(Graph graph = Graph::decoder);
+
+// How llama.cpp pools an encoder's hidden states into one embedding ({arch}.pooling_type,
+// build_pooling in src/llama-graph.cpp): not at all, their mean, the first token's (CLS), the
+// last token's.
+enum class Pooling { none = 0, mean = 1, cls = 2, last = 3 };
 
 // One set of RoPE parameters (ggml_rope_ext's freq_base, freq_scale, ext_factor, attn_factor).
 struct RopeParams {
@@ -75,13 +96,20 @@ struct Hparams {
     int64_t n_ff_exp = 0;    // each expert's FFN width
     int64_t n_ff_shexp = 0;  // the shared expert's (qwen2moe)
     int64_t bos = -1, eos = -1, pad = -1;
+    // Encoders (--graph encoder).
+    Graph graph = Graph::decoder;     // the graph these were read for
+    bool causal = true;               // {arch}.attention.causal (false: every token sees all)
+    Pooling pooling = Pooling::none;  // {arch}.pooling_type (none when absent)
+    float norm_eps = 0;         // LayerNorm's epsilon (attention.layer_norm_epsilon), BERT layout
+    int64_t n_token_types = 0;  // tokenizer.ggml.token_type_count (the BERT family)
+    float max_alibi_bias = 0;   // ALiBi's (jina-bert-v2: 8)
 };
 
-// Reads and checks the hyperparameters and that every tensor the graph needs is there with its
+// Reads and checks the hyperparameters and that every tensor `graph` needs is there with its
 // shape. Throws gguftool::Error naming the file and the key or tensor: an architecture not
 // exported, an expert count of zero, a rope scaling type not done, a head count that does not
 // divide...
-Hparams read_hparams(const gguf::Model &model);
+Hparams read_hparams(const gguf::Model &model, Graph graph = Graph::decoder);
 
 // How quantized weights are stored: `packed`, their GGUF bytes decoded by DequantizePacked
 // (lowered with an opset); `nbits`, the blocks repacked for onnxruntime's com.microsoft
@@ -90,6 +118,7 @@ Hparams read_hparams(const gguf::Model &model);
 enum class Weights { packed, nbits };
 
 struct Options {
+    Graph graph = Graph::decoder;
     // Lower DequantizePacked to standard operators of this opset (17..26); nullopt: opset 29
     // (packed) or 21 (nbits: a model for onnxruntime).
     std::optional<int> opset;

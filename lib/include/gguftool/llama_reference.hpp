@@ -46,6 +46,11 @@ public:
         // GGUF loads): tokenize, detokenize, token_to_piece, bos, eos and n_vocab work, the rest
         // of the model (decode, clear, the shape queries) is not there to call.
         bool vocab_only = false;
+        // Embeddings (llama_context_params.embeddings): decode_embeddings() and pooled() instead
+        // of logits, pooled as `pooling` says (llama_pooling_type: -1 the model's
+        // {arch}.pooling_type, 0 none: per-token vectors).
+        bool embeddings = false;
+        int pooling = -1;
     };
     // Throws gguftool::Error naming the file (and llama.cpp's reason, from its log) on failure.
     LlamaModel(std::shared_ptr<const LlamaLib> lib, const std::string &path,
@@ -74,6 +79,14 @@ public:
     std::vector<float> decode(std::span<const int32_t> tokens, int32_t pos0, int32_t seq = 0);
     void clear();  // empties the KV cache (all sequences)
 
+    // With Options::embeddings: decodes `tokens` (positions 0, 1, ... of sequence `seq`; clear()
+    // first) and returns llama_get_embeddings_ith of every token, [tokens.size()][n_embd()]
+    // (empty when the context pools), or llama_get_embeddings_seq's pooled vector of the sequence
+    // (pooled(): [n_embd()]). Throws gguftool::Error as decode() does.
+    std::vector<float> decode_embeddings(std::span<const int32_t> tokens, int32_t seq = 0);
+    std::vector<float> pooled(int32_t seq = 0) const;
+    int pooling_type() const;  // llama_pooling_type(ctx): the context's pooling
+
     // llama_tokenize; add_special adds BOS/EOS as the model's vocabulary asks.
     std::vector<int32_t> tokenize(std::string_view text, bool add_special,
                                   bool parse_special) const;
@@ -90,6 +103,9 @@ public:
     bool is_eog(int32_t token) const;
 
 private:
+    // Checks and decodes a batch of one sequence (every position an output).
+    void submit(std::span<const int32_t> tokens, int32_t pos0, int32_t seq);
+
     std::shared_ptr<const LlamaLib> lib_;
     std::string path_;
     Options options_;
