@@ -31,8 +31,19 @@ inline const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata
 
 using RunResult = testkit::ProcessResult;
 using Spawned = testkit::Child;
+// The test kit's names this room uses unqualified.
 using testkit::dir_entries;
+using testkit::filler;
 using testkit::finish;
+using testkit::ggml;
+using testkit::llama_rejects;
+using testkit::llama_tensor_ne;
+using testkit::LlamaGguf;
+using testkit::patch_file;
+using testkit::read_file;
+using testkit::resize_file;
+using testkit::TempDir;
+using testkit::write_file;
 
 // The built CLI started in a child process, optionally under a file size limit (RLIMIT_FSIZE,
 // SIGXFSZ left to the program), for tests that act on it while it runs; finish() collects it.

@@ -66,7 +66,7 @@ inline const QuantizedModel &quantized_model() {
             ADD_FAILURE() << "llama.cpp's libggml-base.so is not available";
             return q;
         }
-        EXPECT_TRUE(sample_model::write_sample(*g, q.f16, sample_model::Types::f16));
+        EXPECT_TRUE(testkit::write_sample(*g, q.f16, testkit::SampleTypes::f16));
         const std::string why = testkit::model_quantize(q.f16, q.q4km, testkit::kFtypeMostlyQ4_K_M);
         EXPECT_EQ(why, "");
         return q;

@@ -22,14 +22,14 @@ using gguf::ValueType;
 using test::run_gguftool;
 
 // A file written by llama.cpp (every scalar type, arrays, tensors of six types): the input.
-std::string llama_input(const test::TempDir &dir) {
+std::string llama_input(const testkit::TempDir &dir) {
     const std::string path = dir.file("in.gguf");
-    test::write_with_llama(*test::ggml(), path, test::tensor_specs());
+    testkit::write_content_with_llama(*testkit::ggml(), path, testkit::content_tensors());
     return path;
 }
 
 #define REQUIRE_LLAMA() \
-    if (!test::ggml()) GTEST_SKIP() << "llama.cpp's libggml-base.so is missing"
+    if (!testkit::ggml()) GTEST_SKIP() << "llama.cpp's libggml-base.so is missing"
 
 std::vector<std::string> keys_of(const gguf::File &f) {
     std::vector<std::string> keys;
@@ -127,11 +127,11 @@ const std::vector<std::string> kStrings = {"<s>", "", "a \"quoted\" word", "é"}
 
 TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
     REQUIRE_LLAMA();
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string in = llama_input(dir), out = dir.file("out.gguf");
     const std::string template_path = dir.file("chat.jinja");
     const std::string chat_template = "{% for m in messages %}{{ m['content'] }}\n{% endfor %}";
-    test::write_file(template_path, {chat_template.begin(), chat_template.end()});
+    testkit::write_file(template_path, {chat_template.begin(), chat_template.end()});
 
     std::vector<std::string> args = {"edit", in, "-o", out};
     for (const ScalarCase &c : scalar_cases()) args.insert(args.end(), {"--set", c.arg});
@@ -156,7 +156,7 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
     want.insert(want.end(), {"a.str", "tokenizer.chat_template"});
     EXPECT_EQ(keys_of(*after), want);
 
-    test::LlamaGguf l(out);
+    testkit::LlamaGguf l(out);
     ASSERT_NE(l.ctx, nullptr) << "llama.cpp rejects the edited file";
     const reference::Ggml &g = *l.g;
     ASSERT_NE(g.gguf_get_val_bool, nullptr);
@@ -179,7 +179,7 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
         ASSERT_EQ(g.gguf_get_arr_type(l.ctx, id), int(c.element));
         const size_t n = g.gguf_get_arr_n(l.ctx, id);
         const auto *data = static_cast<const uint8_t *>(g.gguf_get_arr_data(l.ctx, id));
-        EXPECT_EQ(n * test::scalar_bytes(c.element), c.bytes.size());
+        EXPECT_EQ(n * testkit::scalar_bytes(c.element), c.bytes.size());
         if (n) {
             EXPECT_EQ(std::vector<uint8_t>(data, data + c.bytes.size()), c.bytes);
         }
@@ -199,7 +199,7 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
     EXPECT_EQ(after->find("tokenizer.chat_template")->value.as_string(), chat_template);
 
     // Everything else as llama.cpp reads it, field by field; the tensors unchanged.
-    test::expect_same_as_llama(out, *after);
+    testkit::expect_same_as_llama(out, *after);
     ASSERT_EQ(after->tensors().size(), before->tensors().size());
     for (size_t i = 0; i < before->tensors().size(); ++i) {
         const gguf::TensorInfo &a = before->tensors()[i], &b = after->tensors()[i];
@@ -218,7 +218,7 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
 // GGUF allows arrays of arrays and our reader reads them; llama.cpp's reader does not (it rejects
 // a file with one), so edit writes what is asked and the man page says so.
 TEST(Edit, NestedArrays) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string out = dir.file("nested.gguf");
     const test::RunResult r = run_gguftool({"edit", test::kSample, "-o", out, "--set-json",
                                             R"(x.nested=int32:[[1, 2], [], [[3]]])", "--set-json",
@@ -233,13 +233,13 @@ TEST(Edit, NestedArrays) {
     EXPECT_EQ(v.element(1).array_size(), 0u);
     EXPECT_EQ(v.element(2).element(0).element(0).as_int(), 3);
     EXPECT_EQ(f->find("x.words")->value.element(1).element(1).as_string(), "c");
-    if (test::ggml()) {
-        EXPECT_TRUE(test::llama_rejects(out));
+    if (testkit::ggml()) {
+        EXPECT_TRUE(testkit::llama_rejects(out));
     }
 }
 
 TEST(Edit, ValuesThatDoNotFitTheirTypeAreUsageErrors) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string out = dir.file("out.gguf");
     const std::pair<std::vector<std::string>, std::string> cases[] = {
         {{"--set", "general.x=uint8:4096"},
@@ -278,7 +278,7 @@ TEST(Edit, ValuesThatDoNotFitTheirTypeAreUsageErrors) {
 }
 
 TEST(Edit, DeletingAMissingKeyIsAnErrorNamingItAndTheFile) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const test::RunResult r = run_gguftool(
         {"edit", test::kSample, "-o", dir.file("out.gguf"), "--delete", "general.nonexistent"});
     EXPECT_EQ(r.status, 1);
@@ -290,9 +290,9 @@ TEST(Edit, DeletingAMissingKeyIsAnErrorNamingItAndTheFile) {
 
 // -o may name the input: the new file replaces it when complete (the copy reads the old one).
 TEST(Edit, OutputMayBeTheInput) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string file = dir.file("model.gguf");
-    test::write_file(file, test::read_file(test::kSample));
+    testkit::write_file(file, testkit::read_file(test::kSample));
     const test::RunResult r =
         run_gguftool({"edit", file, "-o", file, "--set", "general.name=string:renamed"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -307,7 +307,7 @@ TEST(Edit, OutputMayBeTheInput) {
 }
 
 TEST(Edit, SetFileOfAMissingFileNamesIt) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string missing = dir.file("missing.jinja");
     const test::RunResult r = run_gguftool({"edit", test::kSample, "-o", dir.file("out.gguf"),
                                             "--set-file", "tokenizer.chat_template=" + missing});
@@ -318,7 +318,7 @@ TEST(Edit, SetFileOfAMissingFileNamesIt) {
 
 TEST(Edit, AlignmentChangeRealignsTheDataAndKeepsTheBytes) {
     REQUIRE_LLAMA();
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string in = llama_input(dir), out = dir.file("a256.gguf"),
                       back = dir.file("a32.gguf");
     test::RunResult r =
@@ -335,15 +335,15 @@ TEST(Edit, AlignmentChangeRealignsTheDataAndKeepsTheBytes) {
         EXPECT_TRUE(std::equal(a.data.begin(), a.data.end(), b.data.begin(), b.data.end()))
             << a.name;
     }
-    test::expect_same_as_llama(out, *after);
+    testkit::expect_same_as_llama(out, *after);
     // Deleting the key goes back to the default: the original file, byte for byte.
     r = run_gguftool({"edit", out, "-o", back, "--delete", "general.alignment"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(test::read_file(back), test::read_file(in));
+    EXPECT_EQ(testkit::read_file(back), testkit::read_file(in));
 }
 
 TEST(Edit, DryRunPrintsTheChangesAndWritesNothing) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string out = dir.file("out.gguf");
     const test::RunResult r = run_gguftool(
         {"edit", test::kSample, "-o", out, "--dry-run", "--set", "general.name=string:tiny",
@@ -378,10 +378,10 @@ TEST(Edit, DryRunPrintsTheChangesAndWritesNothing) {
 
 // A copy of the sample to edit in place, and what the same edit writes as a new file.
 struct InPlaceCase {
-    test::TempDir dir;
+    testkit::TempDir dir;
     std::string file = dir.file("model.gguf");
-    std::vector<uint8_t> original = test::read_file(test::kSample);
-    InPlaceCase() { test::write_file(file, original); }
+    std::vector<uint8_t> original = testkit::read_file(test::kSample);
+    InPlaceCase() { testkit::write_file(file, original); }
 };
 
 TEST(Edit, InPlaceWhenTheHeaderFits) {
@@ -403,18 +403,18 @@ TEST(Edit, InPlaceWhenTheHeaderFits) {
     struct stat st_after {};
     ASSERT_EQ(stat(c.file.c_str(), &st_after), 0);
     EXPECT_EQ(st_after.st_ino, st_before.st_ino);  // the same file, not a new one
-    const std::vector<uint8_t> now = test::read_file(c.file);
+    const std::vector<uint8_t> now = testkit::read_file(c.file);
     ASSERT_EQ(now.size(), c.original.size());
     EXPECT_TRUE(std::equal(now.begin() + 9440, now.end(), c.original.begin() + 9440));
     // The same bytes as the edit written to a new file.
     std::vector<std::string> new_file = {"edit", test::kSample, "-o", c.dir.file("new.gguf")};
     new_file.insert(new_file.end(), edit.begin(), edit.end());
     ASSERT_EQ(run_gguftool(new_file).status, 0);
-    EXPECT_EQ(now, test::read_file(c.dir.file("new.gguf")));
+    EXPECT_EQ(now, testkit::read_file(c.dir.file("new.gguf")));
     const auto f = gguf::File::open(c.file);
     EXPECT_EQ(f->find("llama.context_length")->value.as_uint(), 1024u);
-    if (test::ggml()) {
-        test::expect_same_as_llama(c.file, *f);
+    if (testkit::ggml()) {
+        testkit::expect_same_as_llama(c.file, *f);
     }
 }
 
@@ -436,20 +436,20 @@ TEST(Edit, InPlaceRefusedWhenTheHeaderDoesNotFit) {
             EXPECT_NE(r.err.find("--in-place: "), std::string::npos) << r.err;
             EXPECT_NE(r.err.find("nothing written (write a new file with -o)"), std::string::npos)
                 << r.err;
-            EXPECT_EQ(test::read_file(c.file), c.original);
+            EXPECT_EQ(testkit::read_file(c.file), c.original);
         }
     }
 }
 
 TEST(Edit, SplitShardsEditableButNotTheirSplitKeys) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string shard = dir.file("m-00001-of-00002.gguf");
     gguf::Writer w;
     w.add("general.name", gguf::MetaValue::str("m"));
     w.add("split.no", gguf::MetaValue::u16(0));
     w.add("split.count", gguf::MetaValue::u16(2));
     w.add("split.tensors.count", gguf::MetaValue::i32(2));
-    w.add_tensor("a", GgmlType::f32, {4}, test::filler(16, 1));
+    w.add_tensor("a", GgmlType::f32, {4}, testkit::filler(16, 1));
     w.write(shard);
     const std::string out = dir.file("out-00001-of-00002.gguf");
     test::RunResult r = run_gguftool({"edit", shard, "-o", out, "--set", "general.name=string:n"});
@@ -467,9 +467,9 @@ TEST(Edit, SplitShardsEditableButNotTheirSplitKeys) {
 
 // A file size limit (as a full disk would) stops the copy: nothing is left under either name.
 TEST(Edit, FullDiskLeavesNoOutput) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string in = dir.file("in.gguf");
-    test::write_file(in, test::read_file(test::kSample));
+    testkit::write_file(in, testkit::read_file(test::kSample));
     const std::string out = dir.file("out.gguf");
     const test::RunResult r = test::finish(
         test::spawn_gguftool({"edit", in, "-o", out, "--set", "general.name=string:x"}, 100000));
@@ -489,13 +489,13 @@ TEST(Edit, FullDiskInPlaceLeavesTheOriginal) {
                          "place"),
               std::string::npos)
         << r.err;
-    EXPECT_EQ(test::read_file(c.file), c.original);
+    EXPECT_EQ(testkit::read_file(c.file), c.original);
 }
 
 TEST(Edit, InterruptLeavesNoOutput) {
     for (int sig : {SIGTERM, SIGINT}) {
         SCOPED_TRACE(strsignal(sig));
-        test::TempDir dir;
+        testkit::TempDir dir;
         // 1 GiB of f32 to copy.
         const std::string in = test::sparse_model(dir, GgmlType::f32, uint64_t(1) << 28);
         test::interrupt_mid_write(
@@ -511,18 +511,18 @@ TEST(Edit, InterruptInPlaceLeavesTheOriginalOrTheEdit) {
     std::vector<std::string> new_file = {"edit", test::kSample, "-o", c.dir.file("new.gguf")};
     new_file.insert(new_file.end(), edit.begin(), edit.end());
     ASSERT_EQ(run_gguftool(new_file).status, 0);
-    const std::vector<uint8_t> edited = test::read_file(c.dir.file("new.gguf"));
+    const std::vector<uint8_t> edited = testkit::read_file(c.dir.file("new.gguf"));
     ASSERT_NE(edited, c.original);
     int interrupted = 0, finished = 0;
     for (int i = 0; i < 40; ++i) {
-        test::write_file(c.file, c.original);
+        testkit::write_file(c.file, c.original);
         std::vector<std::string> args = {"edit", c.file, "--in-place"};
         args.insert(args.end(), edit.begin(), edit.end());
         const test::Spawned child = test::spawn_gguftool(args);
         usleep(useconds_t(i * 150));  // from before the start to after the end
         kill(child.pid, SIGTERM);
         (test::finish(child).signal == SIGTERM ? interrupted : finished)++;
-        const std::vector<uint8_t> now = test::read_file(c.file);
+        const std::vector<uint8_t> now = testkit::read_file(c.file);
         EXPECT_TRUE(now == c.original || now == edited) << "run " << i << ": a mixed file";
     }
     EXPECT_GT(interrupted, 0);

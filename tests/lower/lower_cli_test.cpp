@@ -15,7 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::run_gguftool;
 using test::RunResult;
-using test::TempDir;
+using testkit::TempDir;
 
 onnx::ModelProto read_model(const std::string &path) {
     std::ifstream f(path, std::ios::binary);

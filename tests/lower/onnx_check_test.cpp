@@ -30,7 +30,7 @@ std::set<std::string> keys(const std::map<std::string, size_t> &m) {
 TEST(OnnxCheck, LoweredNodeTestsPassWhatOnnx112Checks) {
     opset29::register_schemas();
     size_t lowered = 0;
-    for (const auto &dir : test::all_node_test_dirs()) {
+    for (const auto &dir : testkit::all_node_test_dirs()) {
         const std::string name = dir.filename().string();
         if (!name.starts_with("test_dequantizepacked") && !name.starts_with("test_unpack"))
             continue;
@@ -60,7 +60,7 @@ TEST(OnnxCheck, LoweredNodeTestsPassWhatOnnx112Checks) {
 // testdata/sample.gguf exported by to-onnx --opset N in packed and unpack modes.
 TEST(OnnxCheck, LoweredSampleExportsPassWhatOnnx112Checks) {
     opset29::register_schemas();
-    test::TempDir dir;
+    testkit::TempDir dir;
     for (auto mode : {onnx_export::Mode::packed, onnx_export::Mode::unpack})
         for (int opset : {17, 21, 26}) {
             SCOPED_TRACE(std::string(onnx_export::mode_name(mode)) + " at opset " +
@@ -87,7 +87,7 @@ TEST(OnnxCheck, LoweredSampleExportsPassWhatOnnx112Checks) {
 TEST(OnnxCheck, ABrokenLoweringIsRefused) {
     opset29::register_schemas();
     onnx::ModelProto m =
-        load(test::kRepositoryNodeTests.dir / "test_dequantizepacked_q4_0" / "model.onnx");
+        load(testkit::kRepositoryNodeTests.dir / "test_dequantizepacked_q4_0" / "model.onnx");
     lower::lower_model(m, {17});
     bool broken = false;
     for (onnx::NodeProto &n : *m.mutable_graph()->mutable_node())

@@ -15,7 +15,7 @@ TensorSpec quantized_tensor(GgmlType type, const std::string &name, uint64_t see
     return {name,
             type,
             {n_per_row, rows},
-            llama_quantized(type, rows, n_per_row, testdata::Distribution::normal, seed)};
+            llama_quantized(type, rows, n_per_row, testkit::Distribution::normal, seed)};
 }
 
 onnx_export::Result convert(const std::string &in, const std::string &out, Mode mode,
@@ -87,7 +87,7 @@ TEST_P(EveryFormat, PackedAndDequantizedModelsDecodeLikeLlama) {
     expect_dequantized_model_holds(dir, t);
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, EveryFormat, testing::ValuesIn(testdata::quantized_types()),
+INSTANTIATE_TEST_SUITE_P(Formats, EveryFormat, testing::ValuesIn(testkit::quantized_types()),
                          param_name);
 
 // float16 and bfloat16 outputs are llama.cpp's floats rounded once to nearest even; double is
@@ -145,7 +145,7 @@ TEST(Export, PlainTensorsKeepTypeShapeAndBytes) {
         const GgmlType type = types[i].first;
         const std::vector<uint64_t> dims = {5, 3, 2};
         tensors.push_back({std::string("plain.") + type_name(type), type, dims,
-                           testdata::random_bytes(30 * traits(type).type_size, i)});
+                           testkit::random_bytes(30 * traits(type).type_size, i)});
     }
     tensors.push_back({"scalar", GgmlType::f32, {}, {0, 0, 0x80, 0x3f}});
     write_gguf(dir.file("m.gguf"), tensors);
@@ -213,7 +213,7 @@ TEST(Export, SplitModelsAreJoined) {
             {fmt::format("blk.{}.norm", shard),
              GgmlType::f32,
              {4},
-             testdata::random_bytes(16, shard)}};
+             testkit::random_bytes(16, shard)}};
         gguf::Writer w;
         w.add("general.architecture", gguf::MetaValue::str("llama"));
         w.add("split.no", gguf::MetaValue::u16(shard));

@@ -32,15 +32,12 @@ TEST_P(UnpackFormat, BitIdenticalToPackedModeAndLlama) {
     // 3-D tensor of random blocks (any bit pattern, NaN and infinite scales included) and an
     // empty tensor.
     std::vector<TensorSpec> tensors = {
-        {"normal",
-         type,
-         {512, 3},
-         llama_quantized(type, 3, 512, testdata::Distribution::normal, 1)},
-        {"mixed", type, {512, 4}, llama_quantized(type, 4, 512, testdata::Distribution::mixed, 2)},
+        {"normal", type, {512, 3}, llama_quantized(type, 3, 512, testkit::Distribution::normal, 1)},
+        {"mixed", type, {512, 4}, llama_quantized(type, 4, 512, testkit::Distribution::mixed, 2)},
         {"random",
          type,
          {256, 2, 3},
-         testdata::random_bytes(6 * 256 / tt.block_size * tt.type_size, 3)},
+         testkit::random_bytes(6 * 256 / tt.block_size * tt.type_size, 3)},
         {"empty", type, {256, 0}, {}},
     };
     write_gguf(dir.file("m.gguf"), tensors);
@@ -69,7 +66,7 @@ TEST_P(UnpackFormat, NarrowOutputsMatchPackedMode) {
     TempDir dir;
     write_gguf(
         dir.file("m.gguf"),
-        {{"w", type, {512, 2}, llama_quantized(type, 2, 512, testdata::Distribution::mixed, 9)}});
+        {{"w", type, {512, 2}, llama_quantized(type, 2, 512, testkit::Distribution::mixed, 9)}});
     for (DataType out : {DataType::float16, DataType::bfloat16}) {
         const auto p = convert_and_run(dir.file("m.gguf"), dir.file("p.onnx"), Mode::packed, out);
         const auto u = convert_and_run(dir.file("m.gguf"), dir.file("u.onnx"), Mode::unpack, out);
@@ -118,7 +115,7 @@ TEST(Unpack, OtherFormatsFallBackToDequantizePacked) {
         tensors.push_back({type_name(type),
                            type,
                            {256, 2},
-                           llama_quantized(type, 2, 256, testdata::Distribution::normal, 5)});
+                           llama_quantized(type, 2, 256, testkit::Distribution::normal, 5)});
     write_gguf(dir.file("m.gguf"), tensors);
     onnx_export::Options o;
     o.mode = Mode::unpack;

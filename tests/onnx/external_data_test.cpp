@@ -19,20 +19,20 @@ std::vector<TensorSpec> sample_tensors() {
         {"tok_embd",
          GgmlType::q4_k,
          {256, 5},
-         llama_quantized(GgmlType::q4_k, 5, 256, testdata::Distribution::normal, 1)},
+         llama_quantized(GgmlType::q4_k, 5, 256, testkit::Distribution::normal, 1)},
         {"norm",
          GgmlType::f32,
          {7},
-         testdata::random_bytes(28, 2)},  // odd size: next offset must realign
+         testkit::random_bytes(28, 2)},  // odd size: next offset must realign
         {"attn_q",
          GgmlType::q5_0,
          {64, 3},
-         llama_quantized(GgmlType::q5_0, 3, 64, testdata::Distribution::normal, 3)},
+         llama_quantized(GgmlType::q5_0, 3, 64, testkit::Distribution::normal, 3)},
         {"empty", GgmlType::q8_0, {32, 0}, {}},
         {"ffn",
          GgmlType::iq4_nl,
          {128, 9},
-         llama_quantized(GgmlType::iq4_nl, 9, 128, testdata::Distribution::normal, 4)},
+         llama_quantized(GgmlType::iq4_nl, 9, 128, testkit::Distribution::normal, 4)},
     };
 }
 

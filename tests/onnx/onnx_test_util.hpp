@@ -31,7 +31,7 @@
 
 namespace gguftool::onnxtest {
 
-using test::TempDir;
+using testkit::TempDir;
 namespace fs = std::filesystem;
 
 // The ten formats with an Unpack form.
@@ -43,16 +43,16 @@ inline std::string param_name(const testing::TestParamInfo<GgmlType> &info) {
     return type_name(info.param);
 }
 
-using test::llama;  // llama.cpp, or a failed test
+using testkit::llama;  // llama.cpp, or a failed test
 
 // `rows` rows of `n_per_row` values of `dist`, quantized to `type` by llama.cpp (with an importance
 // matrix where the type needs one).
 inline std::vector<uint8_t> llama_quantized(GgmlType type, size_t rows, size_t n_per_row,
-                                            testdata::Distribution dist, uint64_t seed) {
+                                            testkit::Distribution dist, uint64_t seed) {
     const reference::Ggml &g = llama();
-    const std::vector<float> values = testdata::make_values(dist, rows * n_per_row, seed);
+    const std::vector<float> values = testkit::make_values(dist, rows * n_per_row, seed);
     const std::vector<float> imatrix = testkit::requires_imatrix(g, type)
-                                           ? testdata::make_imatrix(n_per_row, seed + 1)
+                                           ? testkit::make_imatrix(n_per_row, seed + 1)
                                            : std::vector<float>{};
     testkit::Quantized q = testkit::quantize_with_llama(g, type, values, n_per_row, imatrix);
     if (q.bytes.empty()) throw std::runtime_error(q.failure);
@@ -168,7 +168,7 @@ inline std::vector<float> floats(const runtime::Tensor &t) {
 }
 
 inline std::vector<uint8_t> read_bytes(const std::string &path) {
-    return test::read_file(path);
+    return testkit::read_file(path);
 }
 
 using testkit::dir_entries;

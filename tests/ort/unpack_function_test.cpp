@@ -86,7 +86,7 @@ TEST_P(UnpackFunction, ExpansionMatchesTheOperator) {
 
 std::vector<fs::path> unpack_tests() {
     std::vector<fs::path> out;
-    for (const fs::path &d : test::all_node_test_dirs())
+    for (const fs::path &d : testkit::all_node_test_dirs())
         if (d.filename().string().starts_with("test_unpack")) out.push_back(d);
     return out;
 }

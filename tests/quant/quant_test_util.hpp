@@ -44,7 +44,7 @@ struct TypeTarget {
 
 inline std::vector<TypeTarget> quantized_types_by_target() {
     std::vector<TypeTarget> out;
-    for (GgmlType t : testdata::quantized_types())
+    for (GgmlType t : testkit::quantized_types())
         for (int64_t target : simd_targets()) out.push_back({t, target});
     return out;
 }
@@ -120,8 +120,8 @@ inline std::vector<float> our_decode(GgmlType t, const std::vector<uint8_t> &in,
 // Random blocks of `t` holding at least `elements` values.
 inline std::vector<uint8_t> random_blocks(GgmlType t, size_t elements, uint64_t seed) {
     const TypeTraits &tt = traits(t);
-    return testdata::random_bytes((elements + tt.block_size - 1) / tt.block_size * tt.type_size,
-                                  seed);
+    return testkit::random_bytes((elements + tt.block_size - 1) / tt.block_size * tt.type_size,
+                                 seed);
 }
 
 }  // namespace gguftool::testutil

@@ -36,7 +36,7 @@ std::shared_ptr<const reference::LlamaLib> lib() {
 
 // The tiny model, written once per test program.
 const std::string &tiny_model() {
-    static const test::TempDir dir;  // removed at exit
+    static const testkit::TempDir dir;  // removed at exit
     static const std::string path = [] {
         const std::string p = dir.file("tiny-llama-f32.gguf");
         tiny_llama::write(p);
@@ -131,7 +131,7 @@ TEST(LlamaReference, SequencesAreIndependent) {
 
 TEST(LlamaReference, QuantizesToQ8_0AndLoadsTheResult) {
     const auto l = lib();
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string out = dir.file("tiny-q8_0.gguf");
     reference::quantize_model(l, tiny_model(), out, *reference::llama_ftype_from_name("Q8_0"), 2);
 
@@ -155,7 +155,7 @@ TEST(LlamaReference, QuantizesToQ8_0AndLoadsTheResult) {
 
     // No output left behind by a failing quantization, and the reason given.
     const std::string bad = dir.file("not-a-model.gguf");
-    test::write_file(bad, std::vector<uint8_t>(100, 'x'));
+    testkit::write_file(bad, std::vector<uint8_t>(100, 'x'));
     try {
         reference::quantize_model(l, bad, dir.file("never.gguf"), 7, 1);
         ADD_FAILURE() << "quantized a file that is not GGUF";
@@ -208,9 +208,9 @@ TEST(LlamaReference, AMissingFileIsAnErrorNamingIt) {
 }
 
 TEST(LlamaReference, AFileLlamaCppRejectsIsAnErrorWithItsReason) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("garbage.gguf");
-    test::write_file(path, std::vector<uint8_t>(64, 0x55));
+    testkit::write_file(path, std::vector<uint8_t>(64, 0x55));
     try {
         LlamaModel m(lib(), path);
         ADD_FAILURE() << "loaded garbage";

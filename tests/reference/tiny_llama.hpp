@@ -34,7 +34,7 @@ inline std::vector<uint8_t> f32_bytes(const std::vector<float> &v) {
 // Writes the model to `path` (throws gguftool::Error). `seed` picks the weights.
 inline void write(const std::string &path, uint32_t seed = 1234) {
     using gguf::MetaValue;
-    sample_model::Vocab vocab = sample_model::make_vocab();
+    testkit::Vocab vocab = testkit::sample_vocab();
     for (const char *piece : {"\xE2\x96\x81", "\xE2\x96\x81t", "\xE2\x96\x81th"})
         vocab.add(piece, -100.0f, 1);
     const auto n_vocab = uint32_t(vocab.tokens.size());
@@ -52,9 +52,9 @@ inline void write(const std::string &path, uint32_t seed = 1234) {
     w.add("llama.rope.dimension_count", MetaValue::u32(kHeadDim));
     w.add("llama.rope.freq_base", MetaValue::f32(10000.0f));
     w.add("llama.attention.layer_norm_rms_epsilon", MetaValue::f32(1e-5f));
-    sample_model::add_spm_metadata(w, vocab);
+    testkit::add_spm_metadata(w, vocab);
 
-    sample_model::Normal normal(seed);
+    testkit::Normal normal(seed);
     // A matrix of ne1 rows of ne0 (ggml order), or a norm vector (ne1 == 0) around 1.
     const auto tensor = [&](const std::string &name, uint32_t ne0, uint32_t ne1, double scale) {
         std::vector<float> v(size_t(ne0) * (ne1 ? ne1 : 1));

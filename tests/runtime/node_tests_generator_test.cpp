@@ -25,7 +25,7 @@ std::string names_only_in(const std::vector<std::string> &a, const std::vector<s
 
 TEST(NodeTestGenerator, ReproducesTheCommittedFilesByteForByte) {
     const TempDir tmp;
-    EXPECT_EQ(node_tests::write_all(tmp.path()), node_tests::all_cases().size());
+    EXPECT_EQ(testkit::write_node_tests(tmp.path()), testkit::node_test_cases().size());
     const fs::path committed = kRepositoryNodeTests.dir;
     ASSERT_TRUE(fs::is_directory(committed)) << committed;
     const std::vector<std::string> fresh = files_under(tmp.path()), have = files_under(committed);
@@ -39,8 +39,8 @@ TEST(NodeTestGenerator, ReproducesTheCommittedFilesByteForByte) {
 
 TEST(NodeTestGenerator, WritesTheSameBytesEachRun) {
     const TempDir a, b;
-    node_tests::write_all(a.path());
-    node_tests::write_all(b.path());
+    testkit::write_node_tests(a.path());
+    testkit::write_node_tests(b.path());
     const std::vector<std::string> names = files_under(a.path());
     ASSERT_EQ(names, files_under(b.path()));
     for (const std::string &name : names)
@@ -49,7 +49,7 @@ TEST(NodeTestGenerator, WritesTheSameBytesEachRun) {
 
 TEST(NodeTestGenerator, HasEverySpecExample) {
     std::vector<std::string> names;
-    for (const node_tests::Case &c : node_tests::all_cases()) names.push_back(c.name);
+    for (const testkit::NodeTestCase &c : testkit::node_test_cases()) names.push_back(c.name);
     for (const char *name : {"test_dequantizepacked_q4_0",
                              "test_dequantizepacked_q5_1",
                              "test_dequantizepacked_iq4_nl_float16",
@@ -102,11 +102,11 @@ TEST(NodeTestGenerator, HasEverySpecExample) {
 }
 
 TEST(NodeTestGenerator, AgreesWithTheSharedTestsOfTheSameName) {
-    if (!test::is_present(test::kSharedNodeTests))
-        GTEST_SKIP() << test::not_found(test::kSharedNodeTests);
+    if (!testkit::is_present(testkit::kSharedNodeTests))
+        GTEST_SKIP() << testkit::not_found(testkit::kSharedNodeTests);
     size_t compared = 0, same_inputs = 0;
-    for (const fs::path &ours : test::node_test_dirs(kRepositoryNodeTests)) {
-        const fs::path theirs = test::kSharedNodeTests.dir / ours.filename();
+    for (const fs::path &ours : testkit::node_test_dirs(kRepositoryNodeTests)) {
+        const fs::path theirs = testkit::kSharedNodeTests.dir / ours.filename();
         if (!fs::exists(theirs / "model.onnx")) continue;
         SCOPED_TRACE(ours.filename().string());
         ++compared;

@@ -8,7 +8,7 @@ namespace {
 
 class NodeTests : public NodeTestRootTest {
 protected:
-    size_t test_count() const { return test::node_test_dirs(GetParam()).size(); }
+    size_t test_count() const { return testkit::node_test_dirs(GetParam()).size(); }
 };
 
 TEST_P(NodeTests, ArePresent) {

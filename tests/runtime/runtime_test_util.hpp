@@ -25,19 +25,19 @@ namespace gguftool::rttest {
 namespace rt = gguftool::runtime;
 namespace fs = std::filesystem;
 
-using test::all_node_test_dirs;
-using test::kNodeTestRoots;
-using test::kRepositoryNodeTests;
-using test::NodeTestRootTest;
-using test::root_name;
+using testkit::all_node_test_dirs;
 using testkit::attr_float;
 using testkit::attr_int;
 using testkit::attr_ints;
 using testkit::attr_string;
+using testkit::kNodeTestRoots;
+using testkit::kRepositoryNodeTests;
+using testkit::NodeTestRootTest;
+using testkit::root_name;
 // The repository's node tests: always there, so checks that need one test directory use them.
 inline const std::string kNodeTests = kRepositoryNodeTests.dir.string();
 
-using test::TempDir;  // a fresh directory under $TMPDIR, removed at the end of the scope
+using testkit::TempDir;  // a fresh directory under $TMPDIR, removed at the end of the scope
 
 inline void write_file(const std::string &path, const std::string &bytes) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);

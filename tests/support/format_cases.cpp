@@ -164,19 +164,18 @@ std::vector<FormatCase> make_format_cases() {
     const reference::Ggml &g = *gp;
     std::vector<FormatCase> out;
     const size_t n = size_t(kFormatRows * kFormatRowElements);
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         const std::string name = type_name(t);
-        const std::vector<float> values =
-            testdata::make_values(testdata::Distribution::normal, n, 7);
+        const std::vector<float> values = testkit::make_values(testkit::Distribution::normal, n, 7);
         Quantized q = quantize_with_llama(g, t, values, size_t(kFormatRowElements),
-                                          testdata::make_imatrix(kFormatRowElements, 3));
+                                          testkit::make_imatrix(kFormatRowElements, 3));
         if (!q.bytes.empty())
             out.push_back({name + "_llama",
                            t,
                            {kFormatRows, kFormatRowElements},
                            q.bytes,
                            reference_decode(g, t, q.bytes, n)});
-        std::vector<uint8_t> random = testdata::random_bytes(*row_bytes(t, n), 11 + uint32_t(t));
+        std::vector<uint8_t> random = testkit::random_bytes(*row_bytes(t, n), 11 + uint32_t(t));
         out.push_back({name + "_random",
                        t,
                        {kFormatRows, kFormatRowElements},

@@ -20,7 +20,7 @@
 #include "gguftool/reference.hpp"
 #include "raw_gguf.hpp"
 
-namespace gguftool::test {
+namespace gguftool::testkit {
 
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
 class TempDir {
@@ -208,4 +208,4 @@ inline bool llama_rejects(const std::string &path) {
     return l.g && !l.ctx;
 }
 
-}  // namespace gguftool::test
+}  // namespace gguftool::testkit

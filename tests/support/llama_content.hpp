@@ -11,17 +11,17 @@
 #include "gguftool/gguf.hpp"
 #include "gguftool/types.hpp"
 
-namespace gguftool::test {
+namespace gguftool::testkit {
 
-struct TensorSpec {
+struct ContentTensor {
     std::string name;
     GgmlType type;
     std::vector<int64_t> ne;
     std::vector<uint8_t> data;
 };
 
-inline std::vector<TensorSpec> tensor_specs() {
-    std::vector<TensorSpec> specs = {
+inline std::vector<ContentTensor> content_tensors() {
+    std::vector<ContentTensor> specs = {
         {"token_embd.weight", GgmlType::q4_0, {64, 3}, {}},
         {"blk.0.attn_norm.weight", GgmlType::f32, {7}, {}},
         {"blk.0.ffn_up.weight", GgmlType::q6_k, {256, 2}, {}},
@@ -33,18 +33,19 @@ inline std::vector<TensorSpec> tensor_specs() {
     for (auto &s : specs) {
         uint64_t n = 1;
         for (int64_t d : s.ne) n *= static_cast<uint64_t>(d);
-        s.data = test::filler(*row_bytes(s.type, n), seed++);
+        s.data = testkit::filler(*row_bytes(s.type, n), seed++);
     }
     return specs;
 }
 
-inline const std::vector<std::string> kTokens = {"<s>", "</s>", "▁the", "", "a b"};
-inline const std::vector<float> kScores = {0.0f, -1.5f, 2.25f, -0.0f, 1e-7f};
-inline const std::vector<int32_t> kTokenTypes = {3, 3, 1, 6, 1};
+inline const std::vector<std::string> kContentTokens = {"<s>", "</s>", "▁the", "", "a b"};
+inline const std::vector<float> kContentScores = {0.0f, -1.5f, 2.25f, -0.0f, 1e-7f};
+inline const std::vector<int32_t> kContentTokenTypes = {3, 3, 1, 6, 1};
 
 // Writes the test content with llama.cpp's writer.
-inline void write_with_llama(const reference::Ggml &g, const std::string &path,
-                             const std::vector<TensorSpec> &specs, bool alignment_key = false) {
+inline void write_content_with_llama(const reference::Ggml &g, const std::string &path,
+                                     const std::vector<ContentTensor> &specs,
+                                     bool alignment_key = false) {
     reference::gguf_context *ctx = g.gguf_init_empty();
     g.gguf_set_val_str(ctx, "general.architecture", "llama");
     g.gguf_set_val_u8(ctx, "v.u8", 200);
@@ -60,18 +61,18 @@ inline void write_with_llama(const reference::Ggml &g, const std::string &path,
     g.gguf_set_val_f64(ctx, "v.f64", -0.125);
     if (alignment_key) g.gguf_set_val_u32(ctx, "general.alignment", 64);
     std::vector<const char *> tokens;
-    for (const auto &t : kTokens) tokens.push_back(t.c_str());
+    for (const auto &t : kContentTokens) tokens.push_back(t.c_str());
     g.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", tokens.data(), tokens.size());
     g.gguf_set_arr_data(ctx, "tokenizer.ggml.scores", static_cast<int>(gguf::ValueType::float32),
-                        kScores.data(), kScores.size());
+                        kContentScores.data(), kContentScores.size());
     g.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", static_cast<int>(gguf::ValueType::int32),
-                        kTokenTypes.data(), kTokenTypes.size());
+                        kContentTokenTypes.data(), kContentTokenTypes.size());
     const uint8_t bools[] = {1, 0, 1};
     g.gguf_set_arr_data(ctx, "v.bools", static_cast<int>(gguf::ValueType::bool_), bools, 3);
     g.gguf_set_arr_data(ctx, "v.empty", static_cast<int>(gguf::ValueType::uint16), nullptr, 0);
 
     void *gctx = g.ggml_init({1 << 20, nullptr, true});
-    for (const TensorSpec &s : specs) {
+    for (const ContentTensor &s : specs) {
         void *t = g.ggml_new_tensor(gctx, static_cast<int>(s.type), static_cast<int>(s.ne.size()),
                                     s.ne.data());
         g.ggml_set_name(t, s.name.c_str());
@@ -83,4 +84,4 @@ inline void write_with_llama(const reference::Ggml &g, const std::string &path,
     g.gguf_free(ctx);
 }
 
-}  // namespace gguftool::test
+}  // namespace gguftool::testkit

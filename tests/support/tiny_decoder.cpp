@@ -331,8 +331,8 @@ private:
 // sample_model's SentencePiece layout: <unk>, <s>, </s>, the 256 byte tokens, pieces, and last
 // the control token <|endoftext|>, which llama.cpp's vocabulary loader looks up (and throws
 // without) when general.name contains "phi3", as Phi-3's vocabulary has it.
-sample_model::Vocab make_vocab() {
-    sample_model::Vocab v = sample_model::spm_base_vocab();
+testkit::Vocab make_vocab() {
+    testkit::Vocab v = testkit::spm_base_vocab();
     const std::string space = "\xE2\x96\x81";  // "▁"
     std::vector<std::string> pieces = {space};
     for (char c = 'a'; c <= 'z'; ++c) pieces.push_back(space + c);
@@ -420,7 +420,7 @@ void add_metadata(gguf::Writer &w, const Variant &v, uint32_t n_rot) {
     if (v.attn_softcap) w.add(key("attn_logit_softcapping"), MetaValue::f32(v.attn_softcap));
     if (v.final_softcap) w.add(key("final_logit_softcapping"), MetaValue::f32(v.final_softcap));
 
-    sample_model::add_spm_metadata(w, make_vocab());
+    testkit::add_spm_metadata(w, make_vocab());
 }
 
 // A layer's experts: the router, the stacked expert matrices (ne = {cols, rows, experts}) with

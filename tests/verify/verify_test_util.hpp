@@ -21,9 +21,9 @@
 
 namespace gguftool::verifytest {
 
-using test::TempDir;
+using testkit::TempDir;
 
-using test::llama;  // llama.cpp, or a failed test
+using testkit::llama;  // llama.cpp, or a failed test
 
 inline std::shared_ptr<const reference::Ggml> llama_shared() {
     llama();
@@ -51,25 +51,25 @@ inline void write_every_format(const std::string &path) {
     constexpr int64_t kNe0 = 256, kRows = 2;
     std::vector<test::LlamaTensor> tensors;
     uint64_t seed = 1;
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         const std::vector<float> values =
-            testdata::make_values(testdata::Distribution::normal, kNe0 * kRows, ++seed);
+            testkit::make_values(testkit::Distribution::normal, kNe0 * kRows, ++seed);
         std::vector<uint8_t> bytes;
         if (slow_to_quantize(t)) {
-            bytes = testdata::random_bytes(size_t(*row_bytes(t, kNe0 * kRows)), seed);
+            bytes = testkit::random_bytes(size_t(*row_bytes(t, kNe0 * kRows)), seed);
         } else {
-            const testkit::Quantized q = testkit::quantize_with_llama(
-                g, t, values, kNe0, testdata::make_imatrix(kNe0, seed));
+            const testkit::Quantized q =
+                testkit::quantize_with_llama(g, t, values, kNe0, testkit::make_imatrix(kNe0, seed));
             ASSERT_FALSE(q.bytes.empty()) << type_name(t) << ": " << q.failure;
             bytes = q.bytes;
         }
         tensors.push_back({tensor_name(t), t, {kNe0, kRows}, std::move(bytes)});
     }
-    for (GgmlType t : testdata::plain_types()) {
+    for (GgmlType t : testkit::plain_types()) {
         const size_t size = traits(t).type_size;
         std::vector<uint8_t> bytes(size_t(kNe0 * kRows) * size);
         const std::vector<float> values =
-            testdata::make_values(testdata::Distribution::normal, kNe0 * kRows, ++seed);
+            testkit::make_values(testkit::Distribution::normal, kNe0 * kRows, ++seed);
         for (size_t i = 0; i < values.size(); ++i) {
             uint8_t *p = bytes.data() + i * size;
             const float v = values[i] * 100;
@@ -102,7 +102,7 @@ inline void write_every_format(const std::string &path) {
     }
     const int64_t big_rows = 4 * 65536 / kNe0;
     const std::vector<float> big =
-        testdata::make_values(testdata::Distribution::mixed, size_t(kNe0 * big_rows), 99);
+        testkit::make_values(testkit::Distribution::mixed, size_t(kNe0 * big_rows), 99);
     tensors.push_back({kBigTensor,
                        GgmlType::q4_0,
                        {kNe0, big_rows},
@@ -143,7 +143,7 @@ inline void copy_with_flipped_byte(const std::string &from, const std::string &t
     ASSERT_NE(t, nullptr) << name;
     ASSERT_LT(index, t->bytes);
     const uint8_t flipped = uint8_t(~t->data[index]);
-    test::patch_file(to, t->file_offset + index, &flipped, 1);
+    testkit::patch_file(to, t->file_offset + index, &flipped, 1);
 }
 
 // Elements that differ bit for bit (NaN equal to NaN), counted by the test itself.
