@@ -11,10 +11,10 @@
 //                   and lowered to opset 26
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 
+#include "files.hpp"
 #include "ggml_data.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/gguf_writer.hpp"
@@ -25,12 +25,6 @@ using namespace gguftool;
 namespace fs = std::filesystem;
 
 namespace {
-
-void save(const fs::path &path, const std::vector<uint8_t> &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-}
 
 // One row of `type` quantized by llama.cpp from normal values (an imatrix always: harmless for
 // types that do not need one). q8_1 and q8_K go through their reference row quantizers.
@@ -85,16 +79,16 @@ void gguf_seeds(const reference::Ggml &g, const fs::path &dir, const fs::path &t
                                                   : testkit::random_bytes(*row_bytes(type, n), id);
         all.add_tensor(std::string("t.") + t->name, type, {n, 1}, std::move(bytes));
     }
-    save(dir / "every-type.gguf", all.to_bytes());
+    testkit::write_file(dir / "every-type.gguf", all.to_bytes());
 
     gguf::Writer big = metadata_of_every_type(3, gguf::ByteOrder::big);
     big.add_tensor("w", GgmlType::f32, {4, 2}, testkit::random_bytes(32, 1));
     big.add_tensor("q", GgmlType::q8_0, {32}, quantized_row(g, GgmlType::q8_0, 32));
-    save(dir / "big-endian.gguf", big.to_bytes());
+    testkit::write_file(dir / "big-endian.gguf", big.to_bytes());
 
     gguf::Writer v2 = metadata_of_every_type(2, gguf::ByteOrder::little);
     v2.add_tensor("w", GgmlType::f16, {3, 5, 2}, testkit::random_bytes(60, 2));
-    save(dir / "version2.gguf", v2.to_bytes());
+    testkit::write_file(dir / "version2.gguf", v2.to_bytes());
 
     for (const char *sub : {"broken", "valid-edge"}) {
         if (!fs::is_directory(testdata / sub)) continue;
@@ -112,7 +106,7 @@ void decoder_seeds(const reference::Ggml &g, const fs::path &dir) {
         std::vector<uint8_t> seed = {uint8_t(type), uint8_t(k++ % 4)};
         const std::vector<uint8_t> row = quantized_row(g, type, row_elements(type));
         seed.insert(seed.end(), row.begin(), row.end());
-        save(dir / type_name(type), seed);
+        testkit::write_file(dir / type_name(type), seed);
     }
 }
 
@@ -131,7 +125,7 @@ void npy_seeds(const fs::path &dir) {
         const auto noise = testkit::random_bytes(t.nbytes(), k);
         if (d != DataType::bool_ && t.nbytes())
             std::memcpy(t.mutable_data(), noise.data(), t.nbytes());
-        save(dir / (std::string(dtype_name(d)) + ".npy"), rt::encode_npy(t));
+        testkit::write_file(dir / (std::string(dtype_name(d)) + ".npy"), rt::encode_npy(t));
         ++k;
     }
 }

@@ -33,7 +33,7 @@ TEST(MappedFile, SharedMappingOutlivesTheFile) {
 
 TEST(MappedFile, EmptyFileHasNoBytes) {
     testkit::TempDir dir;
-    testkit::write_file(dir.file("empty"), {});
+    testkit::write_file(dir.file("empty"), "");
     const MappedFile m(dir.file("empty"));
     EXPECT_EQ(m.size(), 0u);
     EXPECT_TRUE(m.bytes().empty());

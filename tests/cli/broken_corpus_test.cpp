@@ -34,6 +34,7 @@ constexpr rlim_t kMemoryLimit = rlim_t{1} << 30;  // the child's memory: 1 GiB
 constexpr auto kTimeout = std::chrono::seconds(20);
 
 using Limited = testkit::ProcessResult;
+using testkit::read_file;
 
 // Runs the CLI with `args` in a child limited to kMemoryLimit of memory, killed after kTimeout.
 Limited run_limited(const std::vector<std::string> &args) {
@@ -223,11 +224,6 @@ TEST(ValidEdgeCorpus, HasTheRequiredCases) {
 
 // --- the corpus is what the generator writes ---
 
-std::vector<uint8_t> bytes_of(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::vector<std::string> all_files(const fs::path &dir) {
     std::vector<std::string> names;
     for (const auto &e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -248,7 +244,7 @@ TEST(BrokenCorpusGenerator, ReproducesTheCommittedFilesByteForByte) {
             << "\nnot written by the generator:" << names_only_in(have, names)
             << "\nregenerate with: make_broken_files " << kTestdata.string();
         for (const std::string &name : names)
-            EXPECT_TRUE(bytes_of(fresh / name) == bytes_of(committed / name))
+            EXPECT_TRUE(read_file(fresh / name) == read_file(committed / name))
                 << sub << "/" << name
                 << " differs from what tests/support/broken_corpus.hpp builds";
     }

@@ -131,7 +131,7 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
     const std::string in = llama_input(dir), out = dir.file("out.gguf");
     const std::string template_path = dir.file("chat.jinja");
     const std::string chat_template = "{% for m in messages %}{{ m['content'] }}\n{% endfor %}";
-    testkit::write_file(template_path, {chat_template.begin(), chat_template.end()});
+    testkit::write_file(template_path, chat_template);
 
     std::vector<std::string> args = {"edit", in, "-o", out};
     for (const ScalarCase &c : scalar_cases()) args.insert(args.end(), {"--set", c.arg});

@@ -244,7 +244,7 @@ TEST(ValueText, SetFileTakesTheFileBytes) {
     EXPECT_EQ(a.key, "tokenizer.chat_template");
     EXPECT_EQ(a.value.type(), ValueType::string);
     EXPECT_EQ(a.value.string(), std::string(bytes.begin(), bytes.end()));
-    testkit::write_file(dir.file("empty"), {});
+    testkit::write_file(dir.file("empty"), "");
     EXPECT_EQ(gguf::parse_set_file("k=" + dir.file("empty")).value.string(), "");
 
     const std::string missing = dir.file("missing.jinja");

@@ -45,8 +45,8 @@ TEST(AtomicOutput, ErrorKeepsThePreviousOutput) {
     onnx_export::Options o;
     o.external_data = true;
     onnx_export::export_model(model, dir.file("m.onnx"), o);
-    const std::vector<uint8_t> before = read_bytes(dir.file("m.onnx"));
-    const std::vector<uint8_t> data_before = read_bytes(dir.file("m.onnx.data"));
+    const std::vector<uint8_t> before = read_file(dir.file("m.onnx"));
+    const std::vector<uint8_t> data_before = read_file(dir.file("m.onnx.data"));
 
     for (bool external : {false, true}) {
         o.external_data = external;
@@ -57,8 +57,8 @@ TEST(AtomicOutput, ErrorKeepsThePreviousOutput) {
         EXPECT_THROW(onnx_export::export_model(model, dir.file("m.onnx"), o), Error);
         EXPECT_EQ(dir_entries(dir.path()),
                   (std::vector<std::string>{"m.gguf", "m.onnx", "m.onnx.data"}));
-        EXPECT_EQ(read_bytes(dir.file("m.onnx")), before);
-        EXPECT_EQ(read_bytes(dir.file("m.onnx.data")), data_before);
+        EXPECT_EQ(read_file(dir.file("m.onnx")), before);
+        EXPECT_EQ(read_file(dir.file("m.onnx.data")), data_before);
     }
 }
 
@@ -122,7 +122,7 @@ TEST(AtomicOutput, RefusesToWriteOverTheInput) {
     write_model(dir.file("m.gguf"));
     fs::create_hard_link(dir.file("m.gguf"), dir.file("link.onnx"));
     fs::create_symlink(dir.file("m.gguf"), dir.file("sym.onnx"));
-    const std::vector<uint8_t> before = read_bytes(dir.file("m.gguf"));
+    const std::vector<uint8_t> before = read_file(dir.file("m.gguf"));
     const gguf::Model model = gguf::Model::open(dir.file("m.gguf"));
     for (const char *out : {"m.gguf", "link.onnx", "sym.onnx"}) {
         try {
@@ -137,7 +137,7 @@ TEST(AtomicOutput, RefusesToWriteOverTheInput) {
     // The data file name counts too: OUTPUT.data may not be the input either.
     fs::create_hard_link(dir.file("m.gguf"), dir.file("x.onnx.data"));
     EXPECT_THROW(onnx_export::export_model(model, dir.file("x.onnx"), {}), Error);
-    EXPECT_EQ(read_bytes(dir.file("m.gguf")), before);
+    EXPECT_EQ(read_file(dir.file("m.gguf")), before);
     EXPECT_FALSE(fs::exists(dir.file("x.onnx")));
 }
 

@@ -53,7 +53,7 @@ TEST(ExternalData, RoundTripWithAlignedOffsets) {
         EXPECT_LT(fs::file_size(dir.file("m.onnx")), 16384u);  // the model itself stays small
 
         const onnx::ModelProto m = check_model(dir.file("m.onnx"));
-        const std::vector<uint8_t> data = read_bytes(dir.file("m.onnx.data"));
+        const std::vector<uint8_t> data = read_file(dir.file("m.onnx.data"));
         size_t external = 0;
         uint64_t end = 0;
         for (const onnx::TensorProto &t : m.graph().initializer()) {
@@ -126,7 +126,7 @@ TEST(ExternalData, InlineStreamingEqualsProtobufSerialization) {
         o.max_array = 2;
         const auto r =
             onnx_export::export_model(gguf::Model::open(dir.file("m.gguf")), dir.file("m.onnx"), o);
-        const std::vector<uint8_t> file = read_bytes(dir.file("m.onnx"));
+        const std::vector<uint8_t> file = read_file(dir.file("m.onnx"));
         EXPECT_EQ(r.model_bytes, file.size());
         const std::string serialized = load_model(dir.file("m.onnx")).SerializeAsString();
         EXPECT_TRUE(serialized == std::string(file.begin(), file.end()))

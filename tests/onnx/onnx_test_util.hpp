@@ -167,9 +167,7 @@ inline std::vector<float> floats(const runtime::Tensor &t) {
     return t.to_vector<float>();
 }
 
-inline std::vector<uint8_t> read_bytes(const std::string &path) {
-    return testkit::read_file(path);
-}
+using testkit::read_file;
 
 using testkit::dir_entries;
 using CliResult = testkit::ProcessResult;

@@ -33,7 +33,7 @@ TEST(NodeTestGenerator, ReproducesTheCommittedFilesByteForByte) {
                                << "\nnot written by the generator:" << names_only_in(have, fresh)
                                << "\nregenerate with: make_node_tests " << committed.string();
     for (const std::string &name : fresh)
-        EXPECT_TRUE(read_file(tmp.file(name)) == read_file((committed / name).string()))
+        EXPECT_TRUE(read_text(tmp.file(name)) == read_text((committed / name).string()))
             << name << " differs from what tests/support/node_tests.hpp builds";
 }
 
@@ -44,7 +44,7 @@ TEST(NodeTestGenerator, WritesTheSameBytesEachRun) {
     const std::vector<std::string> names = files_under(a.path());
     ASSERT_EQ(names, files_under(b.path()));
     for (const std::string &name : names)
-        EXPECT_TRUE(read_file(a.file(name)) == read_file(b.file(name))) << name;
+        EXPECT_TRUE(read_text(a.file(name)) == read_text(b.file(name))) << name;
 }
 
 TEST(NodeTestGenerator, HasEverySpecExample) {
@@ -111,8 +111,8 @@ TEST(NodeTestGenerator, AgreesWithTheSharedTestsOfTheSameName) {
         SCOPED_TRACE(ours.filename().string());
         ++compared;
         onnx::ModelProto a, b;
-        ASSERT_TRUE(a.ParseFromString(read_file((ours / "model.onnx").string())));
-        ASSERT_TRUE(b.ParseFromString(read_file((theirs / "model.onnx").string())));
+        ASSERT_TRUE(a.ParseFromString(read_text((ours / "model.onnx").string())));
+        ASSERT_TRUE(b.ParseFromString(read_text((theirs / "model.onnx").string())));
         b.clear_producer_name();  // ONNX's generator signs its own tests "backend-test"
         EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString()) << "ours:\n"
                                                                 << a.DebugString() << "shared:\n"
@@ -124,12 +124,12 @@ TEST(NodeTestGenerator, AgreesWithTheSharedTestsOfTheSameName) {
         bool inputs_equal = true;
         for (int k = 0; k < a.graph().input_size(); ++k) {
             const std::string f = "input_" + std::to_string(k) + ".pb";
-            inputs_equal &= read_file((da / f).string()) == read_file((db / f).string());
+            inputs_equal &= read_text((da / f).string()) == read_text((db / f).string());
         }
         if (!inputs_equal) continue;
         ++same_inputs;
-        EXPECT_EQ(read_file((da / "output_0.pb").string()),
-                  read_file((db / "output_0.pb").string()));
+        EXPECT_EQ(read_text((da / "output_0.pb").string()),
+                  read_text((db / "output_0.pb").string()));
     }
     EXPECT_GE(compared, 18u);
     EXPECT_GE(same_inputs, 14u);  // all but the four random-input Unsqueeze tests

@@ -89,7 +89,7 @@ TEST(Robustness, MutatedNodeTestsNeverCrash) {
     size_t runs = 0, errors = 0;
     for (const fs::path &dir : all_node_test_dirs()) {
         onnx::ModelProto base;
-        ASSERT_TRUE(base.ParseFromString(read_file((dir / "model.onnx").string())));
+        ASSERT_TRUE(base.ParseFromString(read_text((dir / "model.onnx").string())));
         for (int iter = 0; iter < 60; ++iter) {
             onnx::ModelProto m = base;
             onnx::GraphProto &g = *m.mutable_graph();

@@ -91,7 +91,7 @@ std::unique_ptr<TestBackend> lowering_backend(Record &record) {
 // The operator types of the model in `file`.
 std::set<std::string> file_ops(const fs::path &file) {
     onnx::ModelProto p;
-    EXPECT_TRUE(p.ParseFromString(read_file(file.string()))) << file;
+    EXPECT_TRUE(p.ParseFromString(read_text(file.string()))) << file;
     std::set<std::string> ops;
     for (const onnx::NodeProto &n : p.graph().node()) ops.insert(n.op_type());
     return ops;

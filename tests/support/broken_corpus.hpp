@@ -11,12 +11,12 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "files.hpp"
 #include "raw_gguf.hpp"
 
 namespace gguftool::testkit {
@@ -759,13 +759,6 @@ inline std::string manifest(const std::vector<BrokenFile> &files) {
     return s;
 }
 
-inline void write_bytes(const std::filesystem::path &path, const std::vector<uint8_t> &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
 // Writes <dir>/broken/*.gguf with <dir>/broken/EXPECTED, and <dir>/valid-edge/*.gguf. Files left
 // from an earlier corpus (*.gguf, EXPECTED) in those two directories are removed first.
 inline void write_corpus(const std::filesystem::path &dir) {
@@ -778,10 +771,10 @@ inline void write_corpus(const std::filesystem::path &dir) {
                 fs::remove(e.path());
     }
     const std::vector<BrokenFile> files = broken_files();
-    for (const BrokenFile &f : files) write_bytes(broken / (f.name + ".gguf"), f.bytes);
+    for (const BrokenFile &f : files) write_file(broken / (f.name + ".gguf"), f.bytes);
     const std::string m = manifest(files);
-    write_bytes(broken / "EXPECTED", {m.begin(), m.end()});
-    for (const ValidFile &f : valid_edge_files()) write_bytes(valid / (f.name + ".gguf"), f.bytes);
+    write_file(broken / "EXPECTED", m);
+    for (const ValidFile &f : valid_edge_files()) write_file(valid / (f.name + ".gguf"), f.bytes);
 }
 
 }  // namespace gguftool::testkit

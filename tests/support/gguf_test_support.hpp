@@ -1,5 +1,5 @@
-// Helpers for GGUF tests: temp dirs, a raw byte builder for malformed files (raw_gguf.hpp), and the
-// cross-check of our reader against llama.cpp's (reference::ggml()).
+// Helpers for GGUF tests: the kit's files (files.hpp), a raw byte builder for malformed files
+// (raw_gguf.hpp), and the cross-check of our reader against llama.cpp's (reference::ggml()).
 #pragma once
 
 #include <dlfcn.h>
@@ -11,66 +11,16 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "files.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/reference.hpp"
 #include "raw_gguf.hpp"
 
 namespace gguftool::testkit {
-
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
-class TempDir {
-public:
-    TempDir() {
-        const char *base = std::getenv("TMPDIR");
-        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/gguftool-test-XXXXXX";
-        if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    TempDir(const TempDir &) = delete;
-    TempDir &operator=(const TempDir &) = delete;
-
-    const std::string &path() const { return path_; }
-    std::string file(const std::string &name) const { return path_ + "/" + name; }
-
-private:
-    std::string path_;
-};
-
-inline void write_file(const std::string &path, const std::vector<uint8_t> &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + path);
-}
-
-// Shrinks or grows a file in place. (Rewriting a file with O_TRUNC is slow on ext4, which
-// flushes on truncate-and-rewrite; sweeps use this instead.)
-inline void resize_file(const std::string &path, uint64_t size) {
-    if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0)
-        throw std::runtime_error("cannot resize " + path);
-}
-
-// Overwrites bytes of an existing file in place.
-inline void patch_file(const std::string &path, uint64_t offset, const void *data, size_t n) {
-    std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
-    f.seekp(static_cast<std::streamoff>(offset));
-    f.write(static_cast<const char *>(data), static_cast<std::streamsize>(n));
-    if (!f) throw std::runtime_error("cannot patch " + path);
-}
-
-inline std::vector<uint8_t> read_file(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // llama.cpp's library with its error log silenced (broken-file tests make it chatty).
 inline const reference::Ggml *ggml() {

@@ -27,13 +27,13 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "files.hpp"
 #include "gguftool/data_type.hpp"
 #include "onnx_builder.hpp"
 
@@ -907,12 +907,6 @@ inline std::vector<NodeTestCase> selection_cases() {
     return cases;
 }
 
-inline void write_bytes(const std::filesystem::path &path, const std::string &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
 }  // namespace detail
 
 inline std::vector<NodeTestCase> node_test_cases() {
@@ -954,13 +948,13 @@ inline size_t write_node_tests(const std::filesystem::path &dir) {
     for (const NodeTestCase &c : cases) {
         const fs::path data = dir / c.name / "test_data_set_0";
         fs::create_directories(data);
-        detail::write_bytes(dir / c.name / "model.onnx", model_of(c).SerializeAsString());
+        write_file(dir / c.name / "model.onnx", model_of(c).SerializeAsString());
         for (size_t k = 0; k < c.inputs.size(); ++k)
-            detail::write_bytes(data / ("input_" + std::to_string(k) + ".pb"),
-                                detail::to_proto(c.inputs[k]).SerializeAsString());
+            write_file(data / ("input_" + std::to_string(k) + ".pb"),
+                       detail::to_proto(c.inputs[k]).SerializeAsString());
         for (size_t k = 0; k < c.outputs.size(); ++k)
-            detail::write_bytes(data / ("output_" + std::to_string(k) + ".pb"),
-                                detail::to_proto(c.outputs[k]).SerializeAsString());
+            write_file(data / ("output_" + std::to_string(k) + ".pb"),
+                       detail::to_proto(c.outputs[k]).SerializeAsString());
     }
     return cases.size();
 }
