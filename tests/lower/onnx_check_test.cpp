@@ -2,24 +2,16 @@
 // what it cannot check is exactly the operators newer than opset 17 that the lowering emits.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "../support/gguf_test_support.hpp"
 #include "../support/node_test_dirs.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/lower.hpp"
 #include "gguftool/onnx_export.hpp"
 #include "gguftool/onnx_schemas.hpp"
+#include "onnx_builder.hpp"
 
 namespace gguftool::lowertest {
 namespace {
-
-onnx::ModelProto load(const std::filesystem::path &p) {
-    std::ifstream f(p, std::ios::binary);
-    onnx::ModelProto m;
-    EXPECT_TRUE(m.ParseFromIstream(&f)) << p;
-    return m;
-}
 
 std::set<std::string> keys(const std::map<std::string, size_t> &m) {
     std::set<std::string> out;
@@ -36,7 +28,7 @@ TEST(OnnxCheck, LoweredNodeTestsPassWhatOnnx112Checks) {
             continue;
         for (int opset : {17, 18, 21, 26}) {
             SCOPED_TRACE(dir.string() + " at opset " + std::to_string(opset));
-            onnx::ModelProto m = load(dir / "model.onnx");
+            onnx::ModelProto m = testkit::load_model(dir / "model.onnx");
             try {
                 lower::lower_model(m, {opset});
             } catch (const Error &e) {
@@ -72,7 +64,7 @@ TEST(OnnxCheck, LoweredSampleExportsPassWhatOnnx112Checks) {
             onnx_export::export_model(
                 gguf::Model::open(std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf"), path,
                 o);
-            const onnx::ModelProto m = load(path);
+            const onnx::ModelProto m = testkit::load_model(path);
             EXPECT_EQ(m.opset_import(0).version(), opset);
             const lower::CheckResult r = lower::check_with_onnx(m);
             std::set<std::string> allowed;
@@ -86,8 +78,8 @@ TEST(OnnxCheck, LoweredSampleExportsPassWhatOnnx112Checks) {
 // The check can fail: a lowered graph whose Cast feeds Gather a FLOAT index is refused.
 TEST(OnnxCheck, ABrokenLoweringIsRefused) {
     opset29::register_schemas();
-    onnx::ModelProto m =
-        load(testkit::kRepositoryNodeTests.dir / "test_dequantizepacked_q4_0" / "model.onnx");
+    onnx::ModelProto m = testkit::load_model(testkit::kRepositoryNodeTests.dir /
+                                             "test_dequantizepacked_q4_0" / "model.onnx");
     lower::lower_model(m, {17});
     bool broken = false;
     for (onnx::NodeProto &n : *m.mutable_graph()->mutable_node())

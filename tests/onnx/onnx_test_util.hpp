@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +26,7 @@
 #include "gguftool/onnx_schemas.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/runtime.hpp"
+#include "onnx_builder.hpp"
 #include "process.hpp"
 
 namespace gguftool::onnxtest {
@@ -87,12 +87,7 @@ inline uint64_t elements_of(const std::vector<uint64_t> &dims) {
     return n;
 }
 
-inline onnx::ModelProto load_model(const std::string &path) {
-    onnx::ModelProto m;
-    std::ifstream in(path, std::ios::binary);
-    if (!m.ParseFromIstream(&in)) throw std::runtime_error("cannot parse " + path);
-    return m;
-}
+using testkit::load_model;
 
 // ONNX's checker (external data located beside the model) and strict shape inference, with the
 // opset-29 schemas registered. Returns the model with inferred shapes.
