@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -39,11 +38,7 @@ inline nlohmann::json tensor_entry(const nlohmann::json &doc, const std::string 
     return nullptr;
 }
 
-inline std::vector<uint8_t> f32_bytes(const std::vector<float> &v) {
-    std::vector<uint8_t> b(v.size() * 4);
-    std::memcpy(b.data(), v.data(), b.size());
-    return b;
-}
+using testkit::f32_bytes;
 
 inline std::string hex_of(const uint8_t *p, size_t n) {
     std::string s;

@@ -133,29 +133,9 @@ inline std::map<std::string, runtime::Tensor> run(const std::string &path) {
     return out;
 }
 
-inline uint32_t bits(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
-
-// Equal bit for bit; with `nan_equal`, any NaN matches any NaN.
-inline testing::AssertionResult same_bits(const std::vector<float> &expected,
-                                          const std::vector<float> &actual,
-                                          bool nan_equal = false) {
-    if (expected.size() != actual.size())
-        return testing::AssertionFailure()
-               << "sizes differ: " << expected.size() << " vs " << actual.size();
-    for (size_t i = 0; i < expected.size(); ++i) {
-        if (nan_equal && std::isnan(expected[i]) && std::isnan(actual[i])) continue;
-        if (bits(expected[i]) != bits(actual[i]))
-            return testing::AssertionFailure()
-                   << "index " << i << ": expected " << expected[i] << " (0x" << std::hex
-                   << bits(expected[i]) << "), got " << actual[i] << " (0x" << bits(actual[i])
-                   << ")";
-    }
-    return testing::AssertionSuccess();
-}
+// The kit's bit-for-bit comparison (gguf_test_support.hpp).
+using testkit::Nans;
+using testkit::same_bits;
 
 inline std::vector<float> floats(const runtime::Tensor &t) {
     EXPECT_EQ(t.dtype(), DataType::float32);

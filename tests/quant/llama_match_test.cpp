@@ -48,7 +48,8 @@ TEST_P(LlamaQuantizer, EveryTargetMatches) {
             SCOPED_TRACE(std::string(type_name(type)) + ", " + testkit::distribution_name(d) +
                          " data, target " + hwy::TargetName(target));
             testutil::ForcedTarget forced(target);
-            EXPECT_TRUE(testutil::same_floats(expected, testutil::our_decode(type, q.bytes)));
+            EXPECT_TRUE(testkit::same_bits(expected, testutil::our_decode(type, q.bytes),
+                                           testkit::Nans::any));
         }
     }
 }
@@ -69,7 +70,7 @@ TEST_P(LlamaMatch, RandomBytes) {
         testutil::random_blocks(type, kRandomElements, 77 + uint64_t(type));
     const std::vector<float> expected = testutil::llama_decode(*g, type, in);
     testutil::ForcedTarget forced(target);
-    EXPECT_TRUE(testutil::same_floats(expected, testutil::our_decode(type, in)));
+    EXPECT_TRUE(testkit::same_bits(expected, testutil::our_decode(type, in), testkit::Nans::any));
 }
 
 // A block count that is not a multiple of any vector width or unroll factor, so tails are hit.
@@ -84,7 +85,8 @@ TEST_P(LlamaMatch, OddBlockCounts) {
         const std::vector<uint8_t> in = testkit::random_bytes(blocks * tt.type_size, blocks);
         const std::vector<float> expected = testutil::llama_decode(*g, type, in);
         testutil::ForcedTarget forced(target);
-        EXPECT_TRUE(testutil::same_floats(expected, testutil::our_decode(type, in)));
+        EXPECT_TRUE(
+            testkit::same_bits(expected, testutil::our_decode(type, in), testkit::Nans::any));
     }
 }
 

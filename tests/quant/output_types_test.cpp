@@ -48,7 +48,7 @@ protected:
             if (bad++ < 3)
                 ADD_FAILURE() << type_name(type) << " on " << hwy::TargetName(target)
                               << ": element " << i << " float " << expected_[i] << " (0x"
-                              << std::hex << testutil::float_bits(expected_[i])
+                              << std::hex << testkit::float_bits(expected_[i])
                               << ") should become 0x" << want << ", got 0x" << got[i] << std::dec;
         }
         EXPECT_EQ(bad, 0u);

@@ -1,5 +1,5 @@
 // Shared pieces of the dequantization tests: the (type, SIMD target) parameter, forcing a target,
-// llama.cpp's reference decode, and bit-exact comparison.
+// and llama.cpp's reference decode.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 
 #include "formats/dispatch.hpp"
 #include "ggml_data.hpp"
+#include "gguf_test_support.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
@@ -57,31 +58,9 @@ inline std::string target_name(const testing::TestParamInfo<int64_t> &info) {
     return hwy::TargetName(info.param);
 }
 
-inline uint32_t float_bits(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
-
-// Equal bit for bit, any NaN matching any NaN; otherwise names the first mismatch.
-inline testing::AssertionResult same_floats(const std::vector<float> &expected,
-                                            const std::vector<float> &actual) {
-    if (expected.size() != actual.size())
-        return testing::AssertionFailure()
-               << "sizes differ: " << expected.size() << " vs " << actual.size();
-    size_t mismatches = 0, first = 0;
-    for (size_t i = 0; i < expected.size(); ++i) {
-        const bool both_nan = std::isnan(expected[i]) && std::isnan(actual[i]);
-        if (!both_nan && float_bits(expected[i]) != float_bits(actual[i]))
-            if (mismatches++ == 0) first = i;
-    }
-    if (mismatches == 0) return testing::AssertionSuccess();
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "expected %.9g (0x%08x), got %.9g (0x%08x)", expected[first],
-                  float_bits(expected[first]), actual[first], float_bits(actual[first]));
-    return testing::AssertionFailure() << mismatches << " of " << expected.size()
-                                       << " values differ; first at index " << first << ": " << buf;
-}
+// The kit's bit-for-bit comparison (gguf_test_support.hpp).
+using testkit::Nans;
+using testkit::same_bits;
 
 // llama.cpp, or nullptr with a failure recorded (CI installs it: missing is an error, not a skip).
 inline std::shared_ptr<const reference::Ggml> ggml_or_fail() {

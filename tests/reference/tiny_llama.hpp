@@ -9,10 +9,10 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "floats.hpp"
 #include "gguftool/gguf_writer.hpp"
 #include "sample_model.hpp"
 
@@ -24,12 +24,6 @@ inline constexpr uint32_t kHeads = 4;
 inline constexpr uint32_t kHeadsKv = 2;
 inline constexpr uint32_t kHeadDim = kEmbd / kHeads;
 inline constexpr uint32_t kLayers = 1;
-
-inline std::vector<uint8_t> f32_bytes(const std::vector<float> &v) {
-    std::vector<uint8_t> b(v.size() * 4);
-    if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
-    return b;
-}
 
 // Writes the model to `path` (throws gguftool::Error). `seed` picks the weights.
 inline void write(const std::string &path, uint32_t seed = 1234) {
@@ -61,7 +55,7 @@ inline void write(const std::string &path, uint32_t seed = 1234) {
         for (float &x : v) x = float(ne1 ? scale * normal() : 1.0 + 0.1 * normal());
         std::vector<uint64_t> dims = {ne0};
         if (ne1) dims.push_back(ne1);
-        w.add_tensor(name, GgmlType::f32, dims, f32_bytes(v));
+        w.add_tensor(name, GgmlType::f32, dims, testkit::f32_bytes(v));
     };
     // Matrices scaled by 1/sqrt(fan in) (times 2 for the output, to spread the logits).
     const double in_e = 1.0 / std::sqrt(double(kEmbd)), in_f = 1.0 / std::sqrt(double(kFfn));

@@ -1,5 +1,6 @@
-// Helpers for GGUF tests: the kit's files (files.hpp), a raw byte builder for malformed files
-// (raw_gguf.hpp), and the cross-check of our reader against llama.cpp's (reference::ggml()).
+// The kit's GoogleTest helpers: its files (files.hpp), a raw byte builder for malformed files
+// (raw_gguf.hpp), the cross-check of our reader against llama.cpp's (reference::ggml()), and
+// floats compared bit for bit (floats.hpp).
 #pragma once
 
 #include <dlfcn.h>
@@ -9,6 +10,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "files.hpp"
+#include "floats.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/reference.hpp"
 #include "raw_gguf.hpp"
@@ -156,6 +159,25 @@ inline void expect_same_as_llama(const std::string &path, const gguf::File &f) {
 inline bool llama_rejects(const std::string &path) {
     LlamaGguf l(path);
     return l.g && !l.ctx;
+}
+
+// `actual` equal to `expected` bit for bit (NaNs as `nans` says); otherwise how many values differ
+// and the first of them.
+inline testing::AssertionResult same_bits(const std::vector<float> &expected,
+                                          const std::vector<float> &actual, Nans nans) {
+    if (expected.size() != actual.size())
+        return testing::AssertionFailure()
+               << "sizes differ: " << expected.size() << " vs " << actual.size();
+    const size_t n = expected.size();
+    const size_t first = first_difference(expected.data(), actual.data(), n, nans);
+    if (first == n) return testing::AssertionSuccess();
+    size_t mismatches = 0;
+    for (size_t i = first; i < n; ++i) mismatches += !same_bits(expected[i], actual[i], nans);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "expected %.9g (0x%08x), got %.9g (0x%08x)", expected[first],
+                  float_bits(expected[first]), actual[first], float_bits(actual[first]));
+    return testing::AssertionFailure() << mismatches << " of " << n
+                                       << " values differ; first at index " << first << ": " << buf;
 }
 
 }  // namespace gguftool::testkit

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <bit>
 #include <cmath>
 #include <numbers>
 #include <optional>
@@ -10,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "floats.hpp"
 #include "gguftool/gguf_writer.hpp"
 #include "sample_model.hpp"
 
@@ -347,15 +347,6 @@ testkit::Vocab make_vocab() {
     }
     v.add("<|endoftext|>", 0.0f, 3);
     return v;
-}
-
-std::vector<uint8_t> f32_bytes(const std::vector<float> &values) {
-    std::vector<uint8_t> out(values.size() * 4);
-    for (size_t i = 0; i < values.size(); ++i) {
-        const auto bits = std::bit_cast<uint32_t>(values[i]);
-        for (int b = 0; b < 4; ++b) out[4 * i + b] = uint8_t(bits >> (8 * b));
-    }
-    return out;
 }
 
 std::vector<float> concat(std::vector<float> a, const std::vector<float> &b) {
