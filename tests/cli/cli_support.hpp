@@ -36,6 +36,8 @@ using testkit::dir_entries;
 using testkit::filler;
 using testkit::finish;
 using testkit::ggml;
+using testkit::llama;
+using testkit::llama_decode;
 using testkit::llama_rejects;
 using testkit::llama_tensor_ne;
 using testkit::LlamaGguf;
@@ -186,14 +188,6 @@ inline std::vector<LlamaTensorView> llama_tensors(const std::string &path) {
         out.push_back(std::move(t));
     }
     return out;
-}
-
-// llama.cpp's dequantize_row_<type> of a whole tensor (f32 is copied; f16/bf16/quantized types go
-// through llama.cpp). Empty when llama.cpp has no decoder for the type.
-inline std::vector<float> llama_decode(const LlamaTensorView &t) {
-    uint64_t n = 1;
-    for (int64_t d : t.ne) n *= uint64_t(d);
-    return testkit::llama_decode(*ggml(), GgmlType(t.type), t.bytes, n);
 }
 
 // Reference statistics: NaN and Inf counted apart, the rest in long double.

@@ -56,7 +56,7 @@ size_t expect_values_and_stats_match_llama(const std::string &path, size_t n) {
     for (size_t i = 0; i < ref.size() && i < doc["tensors"].size(); ++i) {
         const json &t = doc["tensors"][i];
         EXPECT_EQ(t["name"], ref[i].name);
-        const std::vector<float> want = llama_decode(ref[i]);
+        const std::vector<float> want = llama_decode(llama(), GgmlType(ref[i].type), ref[i].bytes);
         EXPECT_FALSE(want.empty()) << ref[i].name << ": llama.cpp cannot decode it";
         if (want.empty()) continue;
         EXPECT_FALSE(t.contains("decode_error")) << ref[i].name << ": " << t["decode_error"];
@@ -86,7 +86,8 @@ TEST(DumpValues, SampleF32AndQ8_0Tensors) {
         for (const json &j : doc["tensors"]) {
             if (j["name"] != t.name) continue;
             EXPECT_EQ(j["type"], t.type == int(GgmlType::f32) ? "f32" : "q8_0");
-            expect_values(j["values"], llama_decode(t), 1000, t.name);
+            expect_values(j["values"], llama_decode(llama(), GgmlType(t.type), t.bytes), 1000,
+                          t.name);
         }
     }
 }
@@ -222,13 +223,14 @@ TEST(DumpValues, LargeTensorsAcrossChunks) {
     const std::vector<LlamaTensorView> ref = llama_tensors(path);
     ASSERT_EQ(ref.size(), 2u);
     for (size_t i = 0; i < 2; ++i) {
-        const std::vector<float> want = llama_decode(ref[i]);
+        const std::vector<float> want = llama_decode(llama(), GgmlType(ref[i].type), ref[i].bytes);
         expect_stats(doc["tensors"][i]["stats"], ref_stats(want), want.size(), ref[i].name);
     }
     // The values just past the first chunk.
     const size_t n = (size_t(1) << 20) + 300;
     const json vals = dump_json({"--values", std::to_string(n), "--tensor", "big.q4_K", path});
-    expect_values(vals["tensors"][0]["values"], llama_decode(ref[0]), n, "big.q4_K");
+    expect_values(vals["tensors"][0]["values"],
+                  llama_decode(llama(), GgmlType(ref[0].type), ref[0].bytes), n, "big.q4_K");
 }
 
 }  // namespace

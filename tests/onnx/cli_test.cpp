@@ -24,7 +24,7 @@ TEST(Cli, ConvertsTheSampleInEveryModeAndMatchesLlama) {
         for (const gguf::TensorInfo &t : sample.tensors()) {
             if (!traits(t.type).quantized) continue;
             const std::vector<uint8_t> bytes(t.data.begin(), t.data.end());
-            EXPECT_TRUE(same_bits(llama_decode(t.type, bytes, t.elements),
+            EXPECT_TRUE(same_bits(llama_decode(llama(), t.type, bytes),
                                   floats(outputs.at(std::string(t.name))), Nans::exact))
                 << t.name;
         }

@@ -41,7 +41,7 @@ void expect_dequantized_model_holds(const TempDir &dir, const TensorSpec &t) {
     std::vector<float> stored(1024);
     ASSERT_EQ(v->raw_data().size(), stored.size() * 4);
     std::memcpy(stored.data(), v->raw_data().data(), v->raw_data().size());
-    EXPECT_TRUE(same_bits(llama_decode(t.type, t.bytes, 1024), stored, Nans::exact));
+    EXPECT_TRUE(same_bits(llama_decode(llama(), t.type, t.bytes), stored, Nans::exact));
 }
 
 class EveryFormat : public testing::TestWithParam<GgmlType> {};
@@ -83,7 +83,7 @@ TEST_P(EveryFormat, PackedAndDequantizedModelsDecodeLikeLlama) {
     ASSERT_EQ(outputs.count(t.name), 1u);
     EXPECT_EQ(outputs.at(t.name).shape(), (runtime::Shape{2, 512}));
     EXPECT_TRUE(
-        same_bits(llama_decode(type, t.bytes, 1024), floats(outputs.at(t.name)), Nans::exact));
+        same_bits(llama_decode(llama(), type, t.bytes), floats(outputs.at(t.name)), Nans::exact));
 
     expect_dequantized_model_holds(dir, t);
 }
@@ -107,7 +107,8 @@ TEST(Export, OutputTypesRoundLlamasFloatsOnce) {
             check_model(dir.file("m.onnx"));
             const auto outputs = run(dir.file("m.onnx"));
             for (const TensorSpec &t : tensors) {
-                const std::vector<float> ref = llama_decode(t.type, t.bytes, 1024);
+                const std::vector<float> ref = llama_decode(llama(), t.type, t.bytes);
+                ASSERT_EQ(ref.size(), 1024u) << t.name;
                 const runtime::Tensor &got = outputs.at(t.name);
                 ASSERT_EQ(int(got.dtype()), int(out)) << t.name;
                 if (out == DataType::float64) {
@@ -231,7 +232,7 @@ TEST(Export, SplitModelsAreJoined) {
     for (size_t i = 0; i < all.size(); ++i) {
         EXPECT_EQ(m.graph().output(int(i)).name(), all[i].name);
         if (all[i].type == GgmlType::q4_0) {
-            EXPECT_TRUE(same_bits(llama_decode(all[i].type, all[i].bytes, 1024),
+            EXPECT_TRUE(same_bits(llama_decode(llama(), all[i].type, all[i].bytes),
                                   floats(outputs.at(all[i].name)), Nans::exact));
         }
     }
@@ -254,8 +255,8 @@ TEST(Export, GeneratedNamesAvoidTensorNames) {
         check_model(dir.file("m.onnx"));
         const auto outputs = run(dir.file("m.onnx"));
         for (const TensorSpec &t : {a, b, c})
-            EXPECT_TRUE(same_bits(llama_decode(t.type, t.bytes, 1024), floats(outputs.at(t.name)),
-                                  Nans::exact))
+            EXPECT_TRUE(same_bits(llama_decode(llama(), t.type, t.bytes),
+                                  floats(outputs.at(t.name)), Nans::exact))
                 << t.name;
     }
 }

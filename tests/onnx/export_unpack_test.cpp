@@ -55,8 +55,7 @@ TEST_P(UnpackFormat, BitIdenticalToPackedModeAndLlama) {
         const bool random = t.name == "random";  // NaN scales: any NaN matches any NaN
         EXPECT_TRUE(same_bits(floats(p), floats(u), random ? Nans::any : Nans::exact));
         if (!random) {
-            EXPECT_TRUE(same_bits(llama_decode(type, t.bytes, elements_of(t.dims)), floats(u),
-                                  Nans::exact));
+            EXPECT_TRUE(same_bits(llama_decode(llama(), type, t.bytes), floats(u), Nans::exact));
         }
     }
 }
@@ -129,8 +128,8 @@ TEST(Unpack, OtherFormatsFallBackToDequantizePacked) {
     EXPECT_EQ(count_ops(m, "Unpack"), 1u);
     const auto outputs = run(dir.file("m.onnx"));
     for (const TensorSpec &t : tensors)
-        EXPECT_TRUE(
-            same_bits(llama_decode(t.type, t.bytes, 512), floats(outputs.at(t.name)), Nans::exact))
+        EXPECT_TRUE(same_bits(llama_decode(llama(), t.type, t.bytes), floats(outputs.at(t.name)),
+                              Nans::exact))
             << t.name;
 }
 

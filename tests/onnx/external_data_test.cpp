@@ -91,7 +91,7 @@ TEST(ExternalData, RoundTripWithAlignedOffsets) {
         const auto outputs = run(dir.file("m.onnx"));
         for (const TensorSpec &t : tensors) {
             if (t.type == GgmlType::f32) continue;
-            EXPECT_TRUE(same_bits(llama_decode(t.type, t.bytes, elements_of(t.dims)),
+            EXPECT_TRUE(same_bits(llama_decode(llama(), t.type, t.bytes),
                                   floats(outputs.at(t.name)), Nans::exact))
                 << t.name;
         }

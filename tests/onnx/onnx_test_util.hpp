@@ -59,14 +59,8 @@ inline std::vector<uint8_t> llama_quantized(GgmlType type, size_t rows, size_t n
     return q.bytes;
 }
 
-// llama.cpp's FLOAT decode of `bytes` (dequantize_row_<type>; q8_1, which it cannot decode, by
-// its definition).
-inline std::vector<float> llama_decode(GgmlType type, const std::vector<uint8_t> &bytes,
-                                       uint64_t elements) {
-    std::vector<float> out = testutil::llama_decode(llama(), type, bytes);
-    EXPECT_EQ(out.size(), elements);
-    return out;
-}
+// llama.cpp's FLOAT decode (the kit's, gguf_test_support.hpp).
+using testkit::llama_decode;
 
 struct TensorSpec {
     std::string name;

@@ -43,7 +43,7 @@ TEST_P(LlamaQuantizer, EveryTargetMatches) {
                         testkit::distribution_name(d), q.failure.c_str());
             continue;
         }
-        const std::vector<float> expected = testutil::llama_decode(*g, type, q.bytes);
+        const std::vector<float> expected = testkit::llama_decode(*g, type, q.bytes);
         for (int64_t target : testutil::simd_targets()) {
             SCOPED_TRACE(std::string(type_name(type)) + ", " + testkit::distribution_name(d) +
                          " data, target " + hwy::TargetName(target));
@@ -68,7 +68,7 @@ TEST_P(LlamaMatch, RandomBytes) {
                  hwy::TargetName(target));
     const std::vector<uint8_t> in =
         testutil::random_blocks(type, kRandomElements, 77 + uint64_t(type));
-    const std::vector<float> expected = testutil::llama_decode(*g, type, in);
+    const std::vector<float> expected = testkit::llama_decode(*g, type, in);
     testutil::ForcedTarget forced(target);
     EXPECT_TRUE(testkit::same_bits(expected, testutil::our_decode(type, in), testkit::Nans::any));
 }
@@ -83,7 +83,7 @@ TEST_P(LlamaMatch, OddBlockCounts) {
         SCOPED_TRACE(std::string(type_name(type)) + ", " + std::to_string(blocks) +
                      " random blocks, target " + hwy::TargetName(target));
         const std::vector<uint8_t> in = testkit::random_bytes(blocks * tt.type_size, blocks);
-        const std::vector<float> expected = testutil::llama_decode(*g, type, in);
+        const std::vector<float> expected = testkit::llama_decode(*g, type, in);
         testutil::ForcedTarget forced(target);
         EXPECT_TRUE(
             testkit::same_bits(expected, testutil::our_decode(type, in), testkit::Nans::any));

@@ -31,7 +31,7 @@ protected:
         auto g = testutil::ggml_or_fail();
         ASSERT_TRUE(g);
         in_ = test_input(GetParam().type);
-        expected_ = testutil::llama_decode(*g, GetParam().type, in_);
+        expected_ = testkit::llama_decode(*g, GetParam().type, in_);
         ASSERT_FALSE(expected_.empty());
     }
 

@@ -69,17 +69,6 @@ inline std::shared_ptr<const reference::Ggml> ggml_or_fail() {
     return g;
 }
 
-// llama.cpp's FLOAT decode of `in` (q8_1, which it cannot decode: by its definition, through its
-// q8_0 decoder).
-inline std::vector<float> llama_decode(const reference::Ggml &g, GgmlType t,
-                                       const std::vector<uint8_t> &in) {
-    const TypeTraits &tt = traits(t);
-    const size_t elements = in.size() / tt.type_size * tt.block_size;
-    std::vector<float> out = testkit::reference_decode(g, t, in, elements);
-    if (out.size() != elements) ADD_FAILURE() << "libggml-base.so lacks dequantize_row_" << tt.name;
-    return out;
-}
-
 // Our FLOAT decode on the calling thread; a thrown error becomes a test failure and an empty
 // result.
 inline std::vector<float> our_decode(GgmlType t, const std::vector<uint8_t> &in,

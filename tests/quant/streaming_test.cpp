@@ -22,7 +22,7 @@ TEST_P(Streaming, LargeOutputsMatchLlamaAlignedAndMisaligned) {
     const size_t elements = formats::kStreamMinBytes / sizeof(float) + 4 * tt.block_size;
     const std::vector<uint8_t> in = random_blocks(t, elements, 77);
     const size_t n = in.size() / tt.type_size * tt.block_size;
-    const std::vector<float> expected = llama_decode(*g, t, in);
+    const std::vector<float> expected = testkit::llama_decode(*g, t, in);
     ForcedTarget forced(GetParam().target);
     // One thread, so the whole output goes to the decoder in one call.
     const size_t bytes = (n + 16) * sizeof(float);  // a multiple of 64 for every block size

@@ -1,6 +1,6 @@
 // The kit's GoogleTest helpers: its files (files.hpp), a raw byte builder for malformed files
-// (raw_gguf.hpp), the cross-check of our reader against llama.cpp's (reference::ggml()), and
-// floats compared bit for bit (floats.hpp).
+// (raw_gguf.hpp), the cross-check of our reader against llama.cpp's (reference::ggml()),
+// llama.cpp's decode of a tensor's blocks, and floats compared bit for bit (floats.hpp).
 #pragma once
 
 #include <dlfcn.h>
@@ -21,6 +21,8 @@
 #include "floats.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/reference.hpp"
+#include "gguftool/types.hpp"
+#include "llama_ref.hpp"
 #include "raw_gguf.hpp"
 
 namespace gguftool::testkit {
@@ -159,6 +161,17 @@ inline void expect_same_as_llama(const std::string &path, const gguf::File &f) {
 inline bool llama_rejects(const std::string &path) {
     LlamaGguf l(path);
     return l.g && !l.ctx;
+}
+
+// llama.cpp's FLOAT decode of `bytes`, whole blocks of `type` (reference_decode: q8_1 by its
+// definition); a test failure, and an empty result, when llama.cpp has no decoder for the type.
+inline std::vector<float> llama_decode(const reference::Ggml &g, GgmlType type,
+                                       const std::vector<uint8_t> &bytes) {
+    const TypeTraits &tt = traits(type);
+    const size_t elements = bytes.size() / tt.type_size * tt.block_size;
+    std::vector<float> out = reference_decode(g, type, bytes, elements);
+    if (out.size() != elements) ADD_FAILURE() << "libggml-base.so lacks dequantize_row_" << tt.name;
+    return out;
 }
 
 // `actual` equal to `expected` bit for bit (NaNs as `nans` says); otherwise how many values differ

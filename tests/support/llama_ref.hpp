@@ -40,13 +40,10 @@ Quantized quantize_with_llama(const reference::Ggml &g, GgmlType type,
                               const std::vector<float> &imatrix);
 
 // llama.cpp's decode of the first `n` values of `bytes` to float: f32 copied, f16 and bf16 through
-// ggml's row converters, the rest through dequantize_row_<type>. Empty when llama.cpp has no
-// decoder for the type (q8_1 among them).
-std::vector<float> llama_decode(const reference::Ggml &g, GgmlType type,
-                                const std::vector<uint8_t> &bytes, size_t n);
-
-// llama_decode, and q8_1 by its definition (formats/SPEC.md): q8_0's blocks with `s` dropped,
-// decoded by llama.cpp's q8_0 decoder.
+// ggml's row converters, the rest through dequantize_row_<type>, and q8_1, which llama.cpp cannot
+// decode, by its definition (formats/SPEC.md): q8_0's blocks with `s` dropped, decoded by
+// llama.cpp's q8_0 decoder. Empty when llama.cpp has no decoder for the type. (The tests' check
+// of it is gguf_test_support.hpp's llama_decode.)
 std::vector<float> reference_decode(const reference::Ggml &g, GgmlType type,
                                     const std::vector<uint8_t> &bytes, size_t n);
 

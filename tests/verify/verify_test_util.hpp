@@ -126,10 +126,12 @@ protected:
     static inline TempDir *dir_ = nullptr;
 };
 
-// llama.cpp's float32 decoding of a tensor of `path` (empty when it has no decoder).
+// llama.cpp's float32 decoding of a tensor of `path` as llama.cpp's reader finds it (q8_1, which
+// llama.cpp cannot decode, by its definition: the kit's llama_decode).
 inline std::vector<float> llama_decoding(const std::string &path, const std::string &name) {
     for (const test::LlamaTensorView &t : test::llama_tensors(path))
-        if (t.name == name) return test::llama_decode(t);
+        if (t.name == name)
+            return testkit::llama_decode(testkit::llama(), GgmlType(t.type), t.bytes);
     ADD_FAILURE() << "no tensor " << name << " in " << path;
     return {};
 }
@@ -175,23 +177,6 @@ inline std::string line_of(const std::string &out, const std::string &name) {
     return "";
 }
 
-// q8_1 by its definition (ggml-common.h block_q8_1: f16 d, f16 s, 32 int8 qs; x = d * q),
-// written here because llama.cpp has no decoder for it.
-inline std::vector<float> decode_q8_1(std::span<const uint8_t> bytes) {
-    std::vector<float> out;
-    for (size_t b = 0; b + 36 <= bytes.size(); b += 36) {
-        const float d = verify::f16_to_f32(uint16_t(bytes[b] | bytes[b + 1] << 8));
-        for (size_t i = 0; i < 32; ++i) out.push_back(d * float(int8_t(bytes[b + 4 + i])));
-    }
-    return out;
-}
-
-// The expected float32 values of a quantized tensor: llama.cpp's, or decode_q8_1.
-inline std::vector<float> expected_values(const std::string &path, const gguf::TensorInfo &t) {
-    if (t.type == GgmlType::q8_1) return decode_q8_1(t.data);
-    return llama_decoding(path, std::string(t.name));
-}
-
 // A reference directory as a user would dump it with gguf-py: float32 arrays of the decoded
 // values (llama.cpp's), float16 and bfloat16 tensors as they are, f64 and integers in their type.
 inline void write_references(const std::string &gguf_path, const std::string &dir) {
@@ -230,7 +215,7 @@ inline void write_references(const std::string &gguf_path, const std::string &di
                 own(DataType::int64);
                 break;
             default: {
-                const std::vector<float> v = expected_values(gguf_path, t);
+                const std::vector<float> v = llama_decoding(gguf_path, std::string(t.name));
                 ASSERT_EQ(v.size(), t.elements) << t.name;
                 runtime::write_npy(file, runtime::Tensor::from_values(DataType::float32, shape, v));
             }
