@@ -31,8 +31,7 @@ class LlamaQuantizer : public testing::TestWithParam<GgmlType> {};
 
 TEST_P(LlamaQuantizer, EveryTargetMatches) {
     const GgmlType type = GetParam();
-    auto g = testutil::ggml_or_fail();
-    ASSERT_TRUE(g);
+    const reference::Ggml *g = &testkit::llama();  // or a failed test
     for (Distribution d : testkit::kDistributions) {
         const testkit::Quantized q = quantize(*g, type, d);
         if (q.bytes.empty()) {
@@ -62,8 +61,7 @@ class LlamaMatch : public testing::TestWithParam<TypeTarget> {};
 
 TEST_P(LlamaMatch, RandomBytes) {
     const auto [type, target] = GetParam();
-    auto g = testutil::ggml_or_fail();
-    ASSERT_TRUE(g);
+    const reference::Ggml *g = &testkit::llama();  // or a failed test
     SCOPED_TRACE(std::string(type_name(type)) + ", random bytes, target " +
                  hwy::TargetName(target));
     const std::vector<uint8_t> in =
@@ -76,8 +74,7 @@ TEST_P(LlamaMatch, RandomBytes) {
 // A block count that is not a multiple of any vector width or unroll factor, so tails are hit.
 TEST_P(LlamaMatch, OddBlockCounts) {
     const auto [type, target] = GetParam();
-    auto g = testutil::ggml_or_fail();
-    ASSERT_TRUE(g);
+    const reference::Ggml *g = &testkit::llama();  // or a failed test
     const TypeTraits &tt = traits(type);
     for (size_t blocks : {1, 3, 7, 13}) {
         SCOPED_TRACE(std::string(type_name(type)) + ", " + std::to_string(blocks) +

@@ -28,8 +28,7 @@ std::vector<T> decode_as(GgmlType t, const std::vector<uint8_t> &in, DataType o)
 class OutputTypes : public testing::TestWithParam<TypeTarget> {
 protected:
     void SetUp() override {
-        auto g = testutil::ggml_or_fail();
-        ASSERT_TRUE(g);
+        const reference::Ggml *g = &testkit::llama();  // or a failed test
         in_ = test_input(GetParam().type);
         expected_ = testkit::llama_decode(*g, GetParam().type, in_);
         ASSERT_FALSE(expected_.empty());

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,13 +60,6 @@ inline std::string target_name(const testing::TestParamInfo<int64_t> &info) {
 // The kit's bit-for-bit comparison (gguf_test_support.hpp).
 using testkit::Nans;
 using testkit::same_bits;
-
-// llama.cpp, or nullptr with a failure recorded (CI installs it: missing is an error, not a skip).
-inline std::shared_ptr<const reference::Ggml> ggml_or_fail() {
-    auto g = reference::ggml();
-    if (!g) ADD_FAILURE() << "llama.cpp's libggml-base.so did not load (run npm ci)";
-    return g;
-}
 
 // Our FLOAT decode on the calling thread; a thrown error becomes a test failure and an empty
 // result.

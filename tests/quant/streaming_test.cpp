@@ -15,8 +15,7 @@ namespace {
 class Streaming : public testing::TestWithParam<TypeTarget> {};
 
 TEST_P(Streaming, LargeOutputsMatchLlamaAlignedAndMisaligned) {
-    auto g = ggml_or_fail();
-    ASSERT_NE(g, nullptr);
+    const reference::Ggml *g = &testkit::llama();  // or a failed test
     const GgmlType t = GetParam().type;
     const TypeTraits &tt = traits(t);
     const size_t elements = formats::kStreamMinBytes / sizeof(float) + 4 * tt.block_size;
