@@ -122,9 +122,10 @@ inline double seconds(F &&f) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// The middle of the sorted values (the upper one of two for an even count); 0 for none.
 inline double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    return v.empty() ? 0 : v[v.size() / 2];
 }
 
 inline double geomean(const std::vector<double> &v) {
