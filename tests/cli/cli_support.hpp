@@ -41,11 +41,13 @@ using testkit::llama_decode;
 using testkit::llama_rejects;
 using testkit::llama_tensor_ne;
 using testkit::LlamaGguf;
+using testkit::LlamaTensor;
 using testkit::patch_file;
 using testkit::read_file;
 using testkit::resize_file;
 using testkit::TempDir;
 using testkit::write_file;
+using testkit::write_with_llama;
 
 // The built CLI started in a child process, optionally under a file size limit (RLIMIT_FSIZE,
 // SIGXFSZ left to the program), for tests that act on it while it runs; finish() collects it.
@@ -115,14 +117,6 @@ inline std::vector<float> test_weights(size_t n, uint32_t seed, float scale = 1.
     return v;
 }
 
-// A tensor to write with llama.cpp's writer: its bytes are already in `type`'s format.
-struct LlamaTensor {
-    std::string name;
-    GgmlType type;
-    std::vector<int64_t> ne;
-    std::vector<uint8_t> bytes;
-};
-
 // The bytes of `values` quantized by llama.cpp (ggml_quantize_chunk, with an importance matrix
 // for the types that need one), as rows of ne0 values.
 inline std::vector<uint8_t> llama_quantize(GgmlType type, const std::vector<float> &values,
@@ -133,30 +127,6 @@ inline std::vector<uint8_t> llama_quantize(GgmlType type, const std::vector<floa
     return testkit::quantize_rows(
         g, type, values, size_t(ne0),
         testkit::requires_imatrix(g, type) ? imatrix : std::vector<float>{});
-}
-
-// Writes `tensors` (and whatever `add_metadata` sets) with gguf_write_to_file.
-template <class AddMetadata>
-void write_with_llama(const std::string &path, const std::vector<LlamaTensor> &tensors,
-                      AddMetadata &&add_metadata) {
-    const reference::Ggml &g = *ggml();
-    reference::gguf_context *ctx = g.gguf_init_empty();
-    add_metadata(g, ctx);
-    void *gctx = g.ggml_init({size_t(1) << 22, nullptr, true});
-    for (const LlamaTensor &t : tensors) {
-        void *tensor = g.ggml_new_tensor(gctx, int(t.type), int(t.ne.size()), t.ne.data());
-        g.ggml_set_name(tensor, t.name.c_str());
-        g.gguf_add_tensor(ctx, tensor);
-        g.gguf_set_tensor_data(ctx, t.name.c_str(), t.bytes.data());
-    }
-    const bool ok = g.gguf_write_to_file(ctx, path.c_str(), false);
-    g.gguf_free(ctx);
-    g.ggml_free(gctx);
-    ASSERT_TRUE(ok) << "llama.cpp could not write " << path;
-}
-
-inline void write_with_llama(const std::string &path, const std::vector<LlamaTensor> &tensors) {
-    write_with_llama(path, tensors, [](const reference::Ggml &, reference::gguf_context *) {});
 }
 
 // What llama.cpp's reader reports about one tensor, and its bytes read from the file.

@@ -116,7 +116,7 @@ TEST(ConvertEndian, EveryTypeOfALlamaWrittenFileRoundTrips) {
     const std::string in = dir.file("llama.gguf");
     const int64_t ne0 = 256, rows = 2;
     const std::vector<float> values = test::test_weights(size_t(ne0 * rows), 5);
-    std::vector<test::LlamaTensor> tensors;
+    std::vector<testkit::LlamaTensor> tensors;
     const std::vector<float> imatrix = testkit::make_imatrix(size_t(ne0), 6);
     for (GgmlType t : testkit::quantized_types()) {
         if (quant::byte_order_refusal(t)) continue;
@@ -133,12 +133,13 @@ TEST(ConvertEndian, EveryTypeOfALlamaWrittenFileRoundTrips) {
                            testkit::random_bytes(n * traits(t).type_size, uint32_t(t))});
     }
     const size_t tensors_written = tensors.size();
-    test::write_with_llama(in, tensors, [](const reference::Ggml &g, reference::gguf_context *c) {
-        g.gguf_set_val_str(c, "general.architecture", "llama");
-        g.gguf_set_val_f32(c, "llama.rope.freq_base", 10000.5f);
-        const int32_t ids[] = {1, -2, 3};
-        g.gguf_set_arr_data(c, "v.ids", int(ValueType::int32), ids, 3);
-    });
+    testkit::write_with_llama(testkit::llama(), in, tensors,
+                              [](const reference::Ggml &g, reference::gguf_context *c) {
+                                  g.gguf_set_val_str(c, "general.architecture", "llama");
+                                  g.gguf_set_val_f32(c, "llama.rope.freq_base", 10000.5f);
+                                  const int32_t ids[] = {1, -2, 3};
+                                  g.gguf_set_arr_data(c, "v.ids", int(ValueType::int32), ids, 3);
+                              });
     round_trip(dir, in);
     // The little-endian result is llama.cpp's own file again; llama.cpp reads it, not the
     // big-endian one (on this little-endian machine it reads only little-endian files).

@@ -119,8 +119,8 @@ TEST(DiffValues, TensorOfSeveralChunks) {
                       0,   {kRow, kRows, 1, 1}, llama_quantize(GgmlType::q4_0, w, kRow)};
     LlamaTensorView b{"w", int(GgmlType::f16),  0,
                       0,   {kRow, kRows, 1, 1}, llama_quantize(GgmlType::f16, w, kRow)};
-    write_with_llama(dir.file("a.gguf"), {{"w", GgmlType::q4_0, {kRow, kRows}, a.bytes}});
-    write_with_llama(dir.file("b.gguf"), {{"w", GgmlType::f16, {kRow, kRows}, b.bytes}});
+    write_with_llama(llama(), dir.file("a.gguf"), {{"w", GgmlType::q4_0, {kRow, kRows}, a.bytes}});
+    write_with_llama(llama(), dir.file("b.gguf"), {{"w", GgmlType::f16, {kRow, kRows}, b.bytes}});
     const Expected e = expected_numbers(llama_decode(llama(), GgmlType(a.type), a.bytes),
                                         llama_decode(llama(), GgmlType(b.type), b.bytes));
     for (const char *threads : {"1", "2"}) {

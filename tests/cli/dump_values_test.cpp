@@ -129,7 +129,7 @@ TEST(DumpValues, EveryQuantizedTypeMatchesLlamaDequantize) {
         tensors.push_back({std::string("t.") + tt.name, type, {ne0, rows}, std::move(bytes)});
     }
     ASSERT_GE(tensors.size(), 2 * 29u - 5) << "llama.cpp lacks decoders it should have";
-    write_with_llama(path, tensors);
+    write_with_llama(llama(), path, tensors);
     EXPECT_EQ(expect_values_and_stats_match_llama(path, 700), tensors.size());
 }
 
@@ -157,11 +157,12 @@ TEST(DumpValues, IntegerAndF64TensorsAreExact) {
     std::vector<uint8_t> i64 = pack(int64_t());
     const int64_t big = (int64_t(1) << 62) + 1;  // not representable as a double
     std::memcpy(i64.data(), &big, 8);
-    write_with_llama(path, {{"i8", GgmlType::i8, {int64_t(n)}, pack(int8_t())},
-                            {"i16", GgmlType::i16, {int64_t(n)}, pack(int16_t())},
-                            {"i32", GgmlType::i32, {int64_t(n)}, pack(int32_t())},
-                            {"i64", GgmlType::i64, {int64_t(n)}, i64},
-                            {"f64", GgmlType::f64, {int64_t(n)}, pack(double())}});
+    write_with_llama(llama(), path,
+                     {{"i8", GgmlType::i8, {int64_t(n)}, pack(int8_t())},
+                      {"i16", GgmlType::i16, {int64_t(n)}, pack(int16_t())},
+                      {"i32", GgmlType::i32, {int64_t(n)}, pack(int32_t())},
+                      {"i64", GgmlType::i64, {int64_t(n)}, i64},
+                      {"f64", GgmlType::f64, {int64_t(n)}, pack(double())}});
     const json doc = dump_json({"--values", "100", "--stats", path});
     ASSERT_EQ(doc["tensors"].size(), 5u);
     for (const json &t : doc["tensors"]) {
@@ -192,7 +193,7 @@ TEST(DumpValues, NanAndInfAreCountedApart) {
     v[40] = NAN;
     std::vector<uint8_t> bytes(v.size() * 4);
     std::memcpy(bytes.data(), v.data(), bytes.size());
-    write_with_llama(path, {{"x", GgmlType::f32, {64}, bytes}});
+    write_with_llama(llama(), path, {{"x", GgmlType::f32, {64}, bytes}});
     const json doc = dump_json({"--values", "64", "--stats", path});
     const json &t = doc["tensors"][0];
     expect_values(t["values"], v, 64, "x");
@@ -217,8 +218,9 @@ TEST(DumpValues, LargeTensorsAcrossChunks) {
     std::vector<uint8_t> f32(w.size() * 4);
     std::memcpy(f32.data(), w.data(), f32.size());
     write_with_llama(
-        path, {{"big.q4_K", GgmlType::q4_k, {ne0, rows}, llama_quantize(GgmlType::q4_k, w, ne0)},
-               {"big.f32", GgmlType::f32, {ne0, rows}, f32}});
+        llama(), path,
+        {{"big.q4_K", GgmlType::q4_k, {ne0, rows}, llama_quantize(GgmlType::q4_k, w, ne0)},
+         {"big.f32", GgmlType::f32, {ne0, rows}, f32}});
     const json doc = dump_json({"--stats", path});
     const std::vector<LlamaTensorView> ref = llama_tensors(path);
     ASSERT_EQ(ref.size(), 2u);

@@ -13,14 +13,14 @@ namespace {
 using gguf::MetaValue;
 using gguf::ValueType;
 using testkit::content_tensors;
-using testkit::ContentTensor;
 using testkit::kContentScores;
 using testkit::kContentTokens;
 using testkit::kContentTokenTypes;
+using testkit::LlamaTensor;
 using testkit::write_content_with_llama;
 
 // The same content through our writer.
-gguf::Writer our_writer(const std::vector<ContentTensor> &specs) {
+gguf::Writer our_writer(const std::vector<LlamaTensor> &specs) {
     gguf::Writer w;
     w.add("general.architecture", MetaValue::str("llama"));
     w.add("v.u8", MetaValue::u8(200));
@@ -39,9 +39,9 @@ gguf::Writer our_writer(const std::vector<ContentTensor> &specs) {
     w.add("tokenizer.ggml.token_type", MetaValue::array_of(kContentTokenTypes));
     w.add("v.bools", MetaValue::array_of(std::vector<bool>{true, false, true}));
     w.add("v.empty", MetaValue::array_of(std::vector<uint16_t>{}));
-    for (const ContentTensor &s : specs) {
+    for (const LlamaTensor &s : specs) {
         std::vector<uint64_t> dims(s.ne.begin(), s.ne.end());
-        w.add_tensor(s.name, s.type, dims, s.data);
+        w.add_tensor(s.name, s.type, dims, s.bytes);
     }
     return w;
 }
@@ -92,8 +92,8 @@ TEST(LlamaWriter, WeReadWhatLlamaWrote) {
         EXPECT_EQ(t.n_dims, specs[i].ne.size());
         for (size_t d = 0; d < specs[i].ne.size(); ++d)
             EXPECT_EQ(t.ne[d], static_cast<uint64_t>(specs[i].ne[d]));
-        ASSERT_EQ(t.bytes, specs[i].data.size());
-        EXPECT_TRUE(std::equal(t.data.begin(), t.data.end(), specs[i].data.begin())) << t.name;
+        ASSERT_EQ(t.bytes, specs[i].bytes.size());
+        EXPECT_TRUE(std::equal(t.data.begin(), t.data.end(), specs[i].bytes.begin())) << t.name;
     }
     testkit::expect_same_as_llama(path, *f);
 }

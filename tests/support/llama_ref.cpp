@@ -141,6 +141,24 @@ std::vector<float> reference_decode(const reference::Ggml &g, GgmlType type,
     return dequantize_with_llama(g, GgmlType::q8_0, q8_0, n);
 }
 
+void write_with_llama(const reference::Ggml &g, const std::string &path,
+                      const std::vector<LlamaTensor> &tensors, const LlamaMetadata &add_metadata) {
+    reference::gguf_context *ctx = g.gguf_init_empty();
+    if (add_metadata) add_metadata(g, ctx);
+    // Tensor descriptors live in a no_alloc ggml context; their bytes stay in `tensors`.
+    void *gctx = g.ggml_init({size_t(1) << 22, nullptr, true});
+    for (const LlamaTensor &t : tensors) {
+        void *tensor = g.ggml_new_tensor(gctx, int(t.type), int(t.ne.size()), t.ne.data());
+        g.ggml_set_name(tensor, t.name.c_str());
+        g.gguf_add_tensor(ctx, tensor);
+        g.gguf_set_tensor_data(ctx, t.name.c_str(), t.bytes.data());
+    }
+    const bool ok = g.gguf_write_to_file(ctx, path.c_str(), false);
+    g.gguf_free(ctx);
+    g.ggml_free(gctx);
+    if (!ok) throw std::runtime_error("llama.cpp could not write " + path);
+}
+
 std::string model_quantize(const std::string &in, const std::string &out, int ftype, int threads) {
     std::string why;
     const auto lib = reference::load_llama(&why);

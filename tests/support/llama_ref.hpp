@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,24 @@ Quantized quantize_with_llama(const reference::Ggml &g, GgmlType type,
 // of it is gguf_test_support.hpp's llama_decode.)
 std::vector<float> reference_decode(const reference::Ggml &g, GgmlType type,
                                     const std::vector<uint8_t> &bytes, size_t n);
+
+// A tensor as llama.cpp's writer takes it: its bytes already in `type`'s format, ne in ggml order.
+struct LlamaTensor {
+    std::string name;
+    GgmlType type;
+    std::vector<int64_t> ne;
+    std::vector<uint8_t> bytes;
+};
+
+// Sets metadata on llama.cpp's gguf_context (gguf_set_val_*, gguf_set_arr_*).
+using LlamaMetadata = std::function<void(const reference::Ggml &, reference::gguf_context *)>;
+
+// Writes a GGUF file with llama.cpp's own writer (gguf_write_to_file): the metadata that
+// `add_metadata` sets, then `tensors`. Throws std::runtime_error naming `path` when llama.cpp
+// cannot write it.
+void write_with_llama(const reference::Ggml &g, const std::string &path,
+                      const std::vector<LlamaTensor> &tensors,
+                      const LlamaMetadata &add_metadata = {});
 
 // llama.cpp's own model quantizer, llama_model_quantize (what llama-quantize runs, k-quant
 // mixtures such as Q4_K_M included), through gguftool::reference::quantize_model

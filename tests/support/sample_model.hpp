@@ -12,7 +12,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <list>
 #include <numbers>
 #include <random>
 #include <string>
@@ -21,6 +20,7 @@
 #include "gguftool/gguf_writer.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
+#include "llama_ref.hpp"
 
 namespace gguftool::testkit {
 
@@ -163,66 +163,62 @@ inline std::vector<SampleTensor> sample_tensors(int64_t vocab, SampleTypes types
 }
 
 // Writes the model to `path`; false if llama.cpp's writer fails.
-inline bool write_sample(const gguftool::reference::Ggml &g, const std::string &path,
+inline bool write_sample(const reference::Ggml &g, const std::string &path,
                          SampleTypes types = SampleTypes::mixed) {
-    using gguftool::reference::gguf_context;
-    gguf_context *ctx = g.gguf_init_empty();
-
-    g.gguf_set_val_str(ctx, "general.architecture", "llama");
-    g.gguf_set_val_str(ctx, "general.name", "gguftool sample (tiny llama, random weights)");
-    // LLAMA_FTYPE_MOSTLY_Q4_K_M (the mixture is close to it), LLAMA_FTYPE_MOSTLY_F16
-    g.gguf_set_val_u32(ctx, "general.file_type", types == SampleTypes::f16 ? 1 : 15);
-    g.gguf_set_val_u32(ctx, "general.quantization_version", 2);
     const Vocab vocab = sample_vocab();
     const auto n_vocab = static_cast<int64_t>(vocab.tokens.size());
-    g.gguf_set_val_u32(ctx, "llama.vocab_size", uint32_t(n_vocab));
-    g.gguf_set_val_u32(ctx, "llama.context_length", 512);
-    g.gguf_set_val_u32(ctx, "llama.embedding_length", kSampleEmbd);
-    g.gguf_set_val_u32(ctx, "llama.block_count", kSampleLayers);
-    g.gguf_set_val_u32(ctx, "llama.feed_forward_length", kSampleFfn);
-    g.gguf_set_val_u32(ctx, "llama.attention.head_count", kSampleHeads);
-    g.gguf_set_val_u32(ctx, "llama.attention.head_count_kv", kSampleHeadsKv);
-    g.gguf_set_val_u32(ctx, "llama.rope.dimension_count", kSampleHeadDim);
-    g.gguf_set_val_f32(ctx, "llama.rope.freq_base", 10000.0f);
-    g.gguf_set_val_f32(ctx, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    g.gguf_set_val_str(ctx, "tokenizer.ggml.model", "llama");
-    std::vector<const char *> token_ptrs;
-    for (const std::string &t : vocab.tokens) token_ptrs.push_back(t.c_str());
-    g.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", token_ptrs.data(), token_ptrs.size());
-    g.gguf_set_arr_data(ctx, "tokenizer.ggml.scores", kGgufFloat32, vocab.scores.data(),
-                        vocab.scores.size());
-    g.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", kGgufInt32, vocab.types.data(),
-                        vocab.types.size());
-    g.gguf_set_val_u32(ctx, "tokenizer.ggml.unknown_token_id", 0);
-    g.gguf_set_val_u32(ctx, "tokenizer.ggml.bos_token_id", 1);
-    g.gguf_set_val_u32(ctx, "tokenizer.ggml.eos_token_id", 2);
-    g.gguf_set_val_bool(ctx, "tokenizer.ggml.add_bos_token", true);
-    g.gguf_set_val_bool(ctx, "tokenizer.ggml.add_eos_token", false);
-    g.gguf_set_val_str(ctx, "tokenizer.chat_template",
-                       "{% for message in messages %}{{ message['role'] }}: "
-                       "{{ message['content'] }}\n{% endfor %}");
-
-    // Tensor descriptors live in a no_alloc ggml context; their bytes in `data` until written.
-    void *gctx = g.ggml_init({size_t(1) << 20, nullptr, true});
-    std::list<std::vector<uint8_t>> data;
+    std::vector<LlamaTensor> tensors;
     Normal normal(20240601);
     for (const SampleTensor &s : sample_tensors(n_vocab, types)) {
         const int64_t rows = s.ne1 ? s.ne1 : 1;
         std::vector<float> w(size_t(s.ne0 * rows));
         for (float &x : w) x = float(s.norm ? 1.0 + 0.05 * normal() : 0.02 * normal());
-        const auto bytes = gguftool::row_bytes(s.type, uint64_t(s.ne0));
-        std::vector<uint8_t> &q = data.emplace_back(size_t(*bytes * rows));
-        g.quantize_chunk(int(s.type), w.data(), q.data(), 0, rows, s.ne0, nullptr);
-        const int64_t ne[2] = {s.ne0, s.ne1};
-        void *t = g.ggml_new_tensor(gctx, int(s.type), s.ne1 ? 2 : 1, ne);
-        g.ggml_set_name(t, s.name.c_str());
-        g.gguf_add_tensor(ctx, t);
-        g.gguf_set_tensor_data(ctx, s.name.c_str(), q.data());
+        LlamaTensor &t = tensors.emplace_back();
+        t.name = s.name;
+        t.type = s.type;
+        t.ne = s.ne1 ? std::vector<int64_t>{s.ne0, s.ne1} : std::vector<int64_t>{s.ne0};
+        t.bytes.resize(size_t(*row_bytes(s.type, uint64_t(s.ne0)) * rows));
+        g.quantize_chunk(int(s.type), w.data(), t.bytes.data(), 0, rows, s.ne0, nullptr);
     }
-    const bool ok = g.gguf_write_to_file(ctx, path.c_str(), false);
-    g.gguf_free(ctx);
-    g.ggml_free(gctx);
-    return ok;
+    const LlamaMetadata metadata = [&](const reference::Ggml &, reference::gguf_context *ctx) {
+        g.gguf_set_val_str(ctx, "general.architecture", "llama");
+        g.gguf_set_val_str(ctx, "general.name", "gguftool sample (tiny llama, random weights)");
+        // LLAMA_FTYPE_MOSTLY_Q4_K_M (the mixture is close to it), LLAMA_FTYPE_MOSTLY_F16
+        g.gguf_set_val_u32(ctx, "general.file_type", types == SampleTypes::f16 ? 1 : 15);
+        g.gguf_set_val_u32(ctx, "general.quantization_version", 2);
+        g.gguf_set_val_u32(ctx, "llama.vocab_size", uint32_t(n_vocab));
+        g.gguf_set_val_u32(ctx, "llama.context_length", 512);
+        g.gguf_set_val_u32(ctx, "llama.embedding_length", kSampleEmbd);
+        g.gguf_set_val_u32(ctx, "llama.block_count", kSampleLayers);
+        g.gguf_set_val_u32(ctx, "llama.feed_forward_length", kSampleFfn);
+        g.gguf_set_val_u32(ctx, "llama.attention.head_count", kSampleHeads);
+        g.gguf_set_val_u32(ctx, "llama.attention.head_count_kv", kSampleHeadsKv);
+        g.gguf_set_val_u32(ctx, "llama.rope.dimension_count", kSampleHeadDim);
+        g.gguf_set_val_f32(ctx, "llama.rope.freq_base", 10000.0f);
+        g.gguf_set_val_f32(ctx, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+        g.gguf_set_val_str(ctx, "tokenizer.ggml.model", "llama");
+        std::vector<const char *> token_ptrs;
+        for (const std::string &t : vocab.tokens) token_ptrs.push_back(t.c_str());
+        g.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", token_ptrs.data(), token_ptrs.size());
+        g.gguf_set_arr_data(ctx, "tokenizer.ggml.scores", kGgufFloat32, vocab.scores.data(),
+                            vocab.scores.size());
+        g.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", kGgufInt32, vocab.types.data(),
+                            vocab.types.size());
+        g.gguf_set_val_u32(ctx, "tokenizer.ggml.unknown_token_id", 0);
+        g.gguf_set_val_u32(ctx, "tokenizer.ggml.bos_token_id", 1);
+        g.gguf_set_val_u32(ctx, "tokenizer.ggml.eos_token_id", 2);
+        g.gguf_set_val_bool(ctx, "tokenizer.ggml.add_bos_token", true);
+        g.gguf_set_val_bool(ctx, "tokenizer.ggml.add_eos_token", false);
+        g.gguf_set_val_str(ctx, "tokenizer.chat_template",
+                           "{% for message in messages %}{{ message['role'] }}: "
+                           "{{ message['content'] }}\n{% endfor %}");
+    };
+    try {
+        write_with_llama(g, path, tensors, metadata);
+    } catch (const std::runtime_error &) {
+        return false;
+    }
+    return true;
 }
 
 }  // namespace gguftool::testkit

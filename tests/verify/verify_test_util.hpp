@@ -49,7 +49,7 @@ inline const std::string kBigTensor = "t.big_q4_0";
 inline void write_every_format(const std::string &path) {
     const reference::Ggml &g = llama();
     constexpr int64_t kNe0 = 256, kRows = 2;
-    std::vector<test::LlamaTensor> tensors;
+    std::vector<testkit::LlamaTensor> tensors;
     uint64_t seed = 1;
     for (GgmlType t : testkit::quantized_types()) {
         const std::vector<float> values =
@@ -107,7 +107,7 @@ inline void write_every_format(const std::string &path) {
                        GgmlType::q4_0,
                        {kNe0, big_rows},
                        test::llama_quantize(GgmlType::q4_0, big, kNe0)});
-    test::write_with_llama(path, tensors);
+    testkit::write_with_llama(testkit::llama(), path, tensors);
 }
 
 // Test suites over one file with a tensor of every type (write_every_format), written once per
