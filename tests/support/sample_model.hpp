@@ -1,8 +1,7 @@
 // The sample model of testdata/sample.gguf: a tiny two-layer llama with random weights, its
 // tensors quantized and the file written by llama.cpp itself (ggml_quantize_chunk and
 // gguf_write_to_file, loaded through gguftool::reference::ggml()). The output is deterministic:
-// std::mt19937 is fully specified and the normal variates come from our own Box-Muller transform,
-// not from a library distribution.
+// the weights come from the kit's Random (random.hpp).
 //
 // Also as its F16 source: the same weights with every matrix in f16 (the norms stay f32), the
 // input llama.cpp's llama_model_quantize expects (used by tests and the README's diff example).
@@ -10,10 +9,7 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstdint>
-#include <numbers>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -21,6 +17,7 @@
 #include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
 #include "llama_ref.hpp"
+#include "random.hpp"
 
 namespace gguftool::testkit {
 
@@ -35,29 +32,6 @@ inline constexpr int64_t kSampleLayers = 2;
 // GGUF metadata value type ids used with gguf_set_arr_data.
 inline constexpr int kGgufInt32 = 5;
 inline constexpr int kGgufFloat32 = 6;
-
-class Normal {
-public:
-    explicit Normal(uint32_t seed) : mt_(seed) {}
-    double operator()() {
-        if (have_spare_) {
-            have_spare_ = false;
-            return spare_;
-        }
-        const double u1 = uniform(), u2 = uniform();
-        const double r = std::sqrt(-2.0 * std::log(u1));
-        const double a = 2.0 * std::numbers::pi * u2;
-        spare_ = r * std::sin(a);
-        have_spare_ = true;
-        return r * std::cos(a);
-    }
-
-private:
-    double uniform() { return (double(mt_()) + 0.5) / 4294967296.0; }  // in (0, 1)
-    std::mt19937 mt_;
-    double spare_ = 0;
-    bool have_spare_ = false;
-};
 
 // The vocabulary of llama's SentencePiece tokenizers in miniature: <unk>, <s>, </s>, the 256 byte
 // tokens, then words.
@@ -168,11 +142,12 @@ inline bool write_sample(const reference::Ggml &g, const std::string &path,
     const Vocab vocab = sample_vocab();
     const auto n_vocab = static_cast<int64_t>(vocab.tokens.size());
     std::vector<LlamaTensor> tensors;
-    Normal normal(20240601);
+    Random random(20240601);
     for (const SampleTensor &s : sample_tensors(n_vocab, types)) {
         const int64_t rows = s.ne1 ? s.ne1 : 1;
         std::vector<float> w(size_t(s.ne0 * rows));
-        for (float &x : w) x = float(s.norm ? 1.0 + 0.05 * normal() : 0.02 * normal());
+        for (float &x : w)
+            x = float(s.norm ? 1.0 + 0.05 * random.normal_paired() : 0.02 * random.normal_paired());
         LlamaTensor &t = tensors.emplace_back();
         t.name = s.name;
         t.type = s.type;

@@ -3,14 +3,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <numbers>
 #include <optional>
-#include <random>
 #include <stdexcept>
 #include <utility>
 
 #include "floats.hpp"
 #include "gguftool/gguf_writer.hpp"
+#include "random.hpp"
 #include "sample_model.hpp"
 
 namespace gguftool::testkit {
@@ -306,27 +305,6 @@ const Variant &find_variant(std::string_view name) {
         if (name == v.name) return v;
     throw std::invalid_argument(fmt::format("no tiny decoder variant named '{}'", name));
 }
-
-// Deterministic on every standard library: std::mt19937 is fully specified, the transforms are
-// ours.
-class Random {
-public:
-    explicit Random(uint32_t seed) : mt_(seed) {}
-    double uniform() { return (double(mt_()) + 0.5) / 4294967296.0; }  // in (0, 1)
-    double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-    double normal() {  // Box-Muller, the cosine half
-        const double r = std::sqrt(-2.0 * std::log(uniform()));
-        return r * std::cos(2.0 * std::numbers::pi * uniform());
-    }
-    std::vector<float> normal(size_t n, double mean, double std) {
-        std::vector<float> v(n);
-        for (float &x : v) x = float(mean + std * normal());
-        return v;
-    }
-
-private:
-    std::mt19937 mt_;
-};
 
 // sample_model's SentencePiece layout: <unk>, <s>, </s>, the 256 byte tokens, pieces, and last
 // the control token <|endoftext|>, which llama.cpp's vocabulary loader looks up (and throws
