@@ -554,14 +554,14 @@ TEST(Ascend, SampleRunsAndVerifiesOnTheDevice) {
     SKIP_WITHOUT_EMULATION();
     TempDir dir;
     const std::string onnx = dir.file("sample.onnx");
-    ASSERT_EQ(run_gguftool({"to-onnx", test::kSample, onnx}).status, 0);
+    ASSERT_EQ(run_gguftool({"to-onnx", testkit::kSample, onnx}).status, 0);
     const RunResult run =
-        run_gguftool({"run", onnx, "--backend", "ascend", "--compare", test::kSample});
+        run_gguftool({"run", onnx, "--backend", "ascend", "--compare", testkit::kSample});
     EXPECT_EQ(run.status, 0) << run.out << run.err;
     EXPECT_NE(run.out.find(" 0 differ"), std::string::npos) << run.out;
     EXPECT_NE(run.err.find("emulation"), std::string::npos) << run.err;
     const RunResult verify =
-        run_gguftool({"verify", test::kSample, "--onnx", onnx, "--backend", "ascend"});
+        run_gguftool({"verify", testkit::kSample, "--onnx", onnx, "--backend", "ascend"});
     EXPECT_EQ(verify.status, 0) << verify.out << verify.err;
 }
 
@@ -581,7 +581,7 @@ TEST(Ascend, ADeviceThatIsNotThereIsAnError) {
 TEST(Ascend, WithoutCannTheBackendSaysWhatItLookedFor) {
     TempDir dir;
     const std::string onnx = dir.file("sample.onnx");
-    ASSERT_EQ(run_gguftool({"to-onnx", test::kSample, onnx}).status, 0);
+    ASSERT_EQ(run_gguftool({"to-onnx", testkit::kSample, onnx}).status, 0);
     const std::string missing = dir.file("no-cann-here");
     const RunResult r = testkit::run({"/usr/bin/env", "-u", "ASCEND_HOME_PATH", "-u",
                                       "ASCEND_TOOLKIT_HOME", "GGUFTOOL_CANN_LIB_DIR=" + missing,

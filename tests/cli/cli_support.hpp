@@ -27,8 +27,6 @@
 
 namespace gguftool::test {
 
-inline const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
-
 using RunResult = testkit::ProcessResult;
 using Spawned = testkit::Child;
 // The test kit's names this room uses unqualified.
@@ -36,6 +34,7 @@ using testkit::dir_entries;
 using testkit::filler;
 using testkit::finish;
 using testkit::ggml;
+using testkit::kSample;
 using testkit::llama;
 using testkit::llama_decode;
 using testkit::llama_rejects;

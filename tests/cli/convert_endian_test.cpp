@@ -211,12 +211,12 @@ TEST(ConvertEndian, RefusesWhatItCannotConvertAndWritesNothing) {
     EXPECT_NE(r.err.find("nothing written"), std::string::npos) << r.err;
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{"iq2.gguf"});
 
-    r = run_gguftool({"convert-endian", test::kSample, out, "--to", "little"});
+    r = run_gguftool({"convert-endian", testkit::kSample, out, "--to", "little"});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("the file is already little-endian: nothing to convert"),
               std::string::npos)
         << r.err;
-    r = run_gguftool({"convert-endian", test::kSample, out, "--to", "middle"});
+    r = run_gguftool({"convert-endian", testkit::kSample, out, "--to", "middle"});
     EXPECT_EQ(r.status, 2);
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{"iq2.gguf"});
 }
@@ -231,7 +231,7 @@ TEST(ConvertEndian, FullDiskLeavesNoOutput) {
         if (many_chunks)
             in = test::sparse_model(dir, GgmlType::f16, uint64_t(1) << 22);
         else
-            testkit::write_file(in, testkit::read_file(test::kSample));
+            testkit::write_file(in, testkit::read_file(testkit::kSample));
         const std::vector<std::string> before = test::dir_entries(dir.path());
         const test::RunResult r = test::finish(
             test::spawn_gguftool({"convert-endian", in, dir.file("be.gguf"), "--to", "big"},

@@ -220,7 +220,7 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
 TEST(Edit, NestedArrays) {
     testkit::TempDir dir;
     const std::string out = dir.file("nested.gguf");
-    const test::RunResult r = run_gguftool({"edit", test::kSample, "-o", out, "--set-json",
+    const test::RunResult r = run_gguftool({"edit", testkit::kSample, "-o", out, "--set-json",
                                             R"(x.nested=int32:[[1, 2], [], [[3]]])", "--set-json",
                                             R"(x.words=string:[["a"], ["b", "c"]])"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -261,7 +261,7 @@ TEST(Edit, ValuesThatDoNotFitTheirTypeAreUsageErrors) {
         {{"--set", "a.b=uint8:1", "--delete", "a.b"}, "a.b is edited twice (--set and --delete)"},
     };
     for (const auto &[edits, message] : cases) {
-        std::vector<std::string> args = {"edit", test::kSample, "-o", out};
+        std::vector<std::string> args = {"edit", testkit::kSample, "-o", out};
         args.insert(args.end(), edits.begin(), edits.end());
         SCOPED_TRACE(fmt::format("{}", fmt::join(edits, " ")));
         const test::RunResult r = run_gguftool(args);
@@ -270,8 +270,8 @@ TEST(Edit, ValuesThatDoNotFitTheirTypeAreUsageErrors) {
         EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{});
     }
     for (const std::vector<std::string> &args :
-         {std::vector<std::string>{"edit", test::kSample, "--set", "a=uint8:1"},
-          std::vector<std::string>{"edit", test::kSample, "-o", out, "--in-place"}}) {
+         {std::vector<std::string>{"edit", testkit::kSample, "--set", "a=uint8:1"},
+          std::vector<std::string>{"edit", testkit::kSample, "-o", out, "--in-place"}}) {
         const test::RunResult r = run_gguftool(args);
         EXPECT_EQ(r.status, 2) << r.err;
     }
@@ -280,11 +280,11 @@ TEST(Edit, ValuesThatDoNotFitTheirTypeAreUsageErrors) {
 TEST(Edit, DeletingAMissingKeyIsAnErrorNamingItAndTheFile) {
     testkit::TempDir dir;
     const test::RunResult r = run_gguftool(
-        {"edit", test::kSample, "-o", dir.file("out.gguf"), "--delete", "general.nonexistent"});
+        {"edit", testkit::kSample, "-o", dir.file("out.gguf"), "--delete", "general.nonexistent"});
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err, fmt::format("gguftool: {}: --delete general.nonexistent: the file has no "
                                  "such key\n",
-                                 test::kSample));
+                                 testkit::kSample));
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{});
 }
 
@@ -292,12 +292,12 @@ TEST(Edit, DeletingAMissingKeyIsAnErrorNamingItAndTheFile) {
 TEST(Edit, OutputMayBeTheInput) {
     testkit::TempDir dir;
     const std::string file = dir.file("model.gguf");
-    testkit::write_file(file, testkit::read_file(test::kSample));
+    testkit::write_file(file, testkit::read_file(testkit::kSample));
     const test::RunResult r =
         run_gguftool({"edit", file, "-o", file, "--set", "general.name=string:renamed"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{"model.gguf"});
-    const auto edited = gguf::File::open(file), sample = gguf::File::open(test::kSample);
+    const auto edited = gguf::File::open(file), sample = gguf::File::open(testkit::kSample);
     EXPECT_EQ(edited->find("general.name")->value.as_string(), "renamed");
     ASSERT_EQ(edited->tensors().size(), sample->tensors().size());
     for (size_t i = 0; i < sample->tensors().size(); ++i) {
@@ -309,7 +309,7 @@ TEST(Edit, OutputMayBeTheInput) {
 TEST(Edit, SetFileOfAMissingFileNamesIt) {
     testkit::TempDir dir;
     const std::string missing = dir.file("missing.jinja");
-    const test::RunResult r = run_gguftool({"edit", test::kSample, "-o", dir.file("out.gguf"),
+    const test::RunResult r = run_gguftool({"edit", testkit::kSample, "-o", dir.file("out.gguf"),
                                             "--set-file", "tokenizer.chat_template=" + missing});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("tokenizer.chat_template: " + missing), std::string::npos) << r.err;
@@ -346,7 +346,7 @@ TEST(Edit, DryRunPrintsTheChangesAndWritesNothing) {
     testkit::TempDir dir;
     const std::string out = dir.file("out.gguf");
     const test::RunResult r = run_gguftool(
-        {"edit", test::kSample, "-o", out, "--dry-run", "--set", "general.name=string:tiny",
+        {"edit", testkit::kSample, "-o", out, "--dry-run", "--set", "general.name=string:tiny",
          "--set", "llama.context_length=uint32:512", "--set-json", "x.ids=int32:[1, -2]",
          "--delete", "tokenizer.ggml.scores", "--set", "general.alignment=uint32:64"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -365,12 +365,10 @@ TEST(Edit, DryRunPrintsTheChangesAndWritesNothing) {
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{});
     // The size it announces is the size written.
     const std::string said = r.out.substr(want.size());
-    std::vector<std::string> args = {"edit",       test::kSample,
-                                     "-o",         out,
-                                     "--set",      "general.name=string:tiny",
-                                     "--set-json", "x.ids=int32:[1, -2]",
-                                     "--delete",   "tokenizer.ggml.scores",
-                                     "--set",      "general.alignment=uint32:64"};
+    std::vector<std::string> args = {
+        "edit",     testkit::kSample,           "-o",         out,
+        "--set",    "general.name=string:tiny", "--set-json", "x.ids=int32:[1, -2]",
+        "--delete", "tokenizer.ggml.scores",    "--set",      "general.alignment=uint32:64"};
     ASSERT_EQ(run_gguftool(args).status, 0);
     EXPECT_EQ(said, fmt::format("dry run: would write {} ({} bytes)\n", out,
                                 std::filesystem::file_size(out)));
@@ -380,7 +378,7 @@ TEST(Edit, DryRunPrintsTheChangesAndWritesNothing) {
 struct InPlaceCase {
     testkit::TempDir dir;
     std::string file = dir.file("model.gguf");
-    std::vector<uint8_t> original = testkit::read_file(test::kSample);
+    std::vector<uint8_t> original = testkit::read_file(testkit::kSample);
     InPlaceCase() { testkit::write_file(file, original); }
 };
 
@@ -407,7 +405,7 @@ TEST(Edit, InPlaceWhenTheHeaderFits) {
     ASSERT_EQ(now.size(), c.original.size());
     EXPECT_TRUE(std::equal(now.begin() + 9440, now.end(), c.original.begin() + 9440));
     // The same bytes as the edit written to a new file.
-    std::vector<std::string> new_file = {"edit", test::kSample, "-o", c.dir.file("new.gguf")};
+    std::vector<std::string> new_file = {"edit", testkit::kSample, "-o", c.dir.file("new.gguf")};
     new_file.insert(new_file.end(), edit.begin(), edit.end());
     ASSERT_EQ(run_gguftool(new_file).status, 0);
     EXPECT_EQ(now, testkit::read_file(c.dir.file("new.gguf")));
@@ -469,7 +467,7 @@ TEST(Edit, SplitShardsEditableButNotTheirSplitKeys) {
 TEST(Edit, FullDiskLeavesNoOutput) {
     testkit::TempDir dir;
     const std::string in = dir.file("in.gguf");
-    testkit::write_file(in, testkit::read_file(test::kSample));
+    testkit::write_file(in, testkit::read_file(testkit::kSample));
     const std::string out = dir.file("out.gguf");
     const test::RunResult r = test::finish(
         test::spawn_gguftool({"edit", in, "-o", out, "--set", "general.name=string:x"}, 100000));
@@ -508,7 +506,7 @@ TEST(Edit, InterruptLeavesNoOutput) {
 TEST(Edit, InterruptInPlaceLeavesTheOriginalOrTheEdit) {
     InPlaceCase c;
     const std::vector<std::string> edit = {"--set", "llama.context_length=uint32:2048"};
-    std::vector<std::string> new_file = {"edit", test::kSample, "-o", c.dir.file("new.gguf")};
+    std::vector<std::string> new_file = {"edit", testkit::kSample, "-o", c.dir.file("new.gguf")};
     new_file.insert(new_file.end(), edit.begin(), edit.end());
     ASSERT_EQ(run_gguftool(new_file).status, 0);
     const std::vector<uint8_t> edited = testkit::read_file(c.dir.file("new.gguf"));

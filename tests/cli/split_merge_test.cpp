@@ -21,8 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using gguf::MetaValue;
-using test::kSample;
 using test::run_gguftool;
+using testkit::kSample;
 
 std::string shard(const std::string &prefix, int no, int count) {
     return fmt::format("{}-{:05}-of-{:05}.gguf", prefix, no + 1, count);

@@ -127,8 +127,9 @@ TEST(LowerCli, ExternalDataFollowsTheModel) {
     TempDir dir;
     fs::create_directories(dir.file("a"));
     fs::create_directories(dir.file("b"));
-    const RunResult c = run_gguftool({"to-onnx", "-q", "--external-data", "--tensor",
-                                      "blk.0.attn_q.weight", test::kSample, dir.file("a/m.onnx")});
+    const RunResult c =
+        run_gguftool({"to-onnx", "-q", "--external-data", "--tensor", "blk.0.attn_q.weight",
+                      testkit::kSample, dir.file("a/m.onnx")});
     ASSERT_EQ(c.status, 0) << c.err;
     const RunResult r = run_gguftool({"lower", dir.file("a/m.onnx"), dir.file("b/l.onnx")});
     ASSERT_EQ(r.status, 0) << r.err;

@@ -61,9 +61,7 @@ TEST(OnnxCheck, LoweredSampleExportsPassWhatOnnx112Checks) {
             o.mode = mode;
             o.opset = opset;
             const std::string path = dir.file("m.onnx");
-            onnx_export::export_model(
-                gguf::Model::open(std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf"), path,
-                o);
+            onnx_export::export_model(gguf::Model::open(testkit::kSample), path, o);
             const onnx::ModelProto m = testkit::load_model(path);
             EXPECT_EQ(m.opset_import(0).version(), opset);
             const lower::CheckResult r = lower::check_with_onnx(m);

@@ -4,7 +4,7 @@
 namespace gguftool::onnxtest {
 namespace {
 
-const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
+using testkit::kSample;
 
 TEST(Cli, ConvertsTheSampleInEveryModeAndMatchesLlama) {
     TempDir dir;

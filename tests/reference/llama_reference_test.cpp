@@ -252,8 +252,7 @@ TEST(LlamaReference, BadDecodesAreErrors) {
 
 TEST(LlamaReference, LoadsTheSampleModel) {
     // testdata/sample.gguf: two layers, nearly every matrix in another quantized type.
-    LlamaModel m(lib(), std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf",
-                 {.n_ctx = 16, .n_seq = 1, .threads = 2});
+    LlamaModel m(lib(), testkit::kSample, {.n_ctx = 16, .n_seq = 1, .threads = 2});
     EXPECT_EQ(m.n_layer(), 2);
     const std::vector<int32_t> ids = m.tokenize("the model", true, false);
     const std::vector<float> logits = m.decode(ids, 0);

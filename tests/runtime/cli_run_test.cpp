@@ -11,7 +11,7 @@
 namespace gguftool::rttest {
 namespace {
 
-const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
+using testkit::kSample;
 
 std::optional<DataType> plain_type(GgmlType t) {
     switch (t) {

@@ -202,7 +202,7 @@ TEST(SessionSeam, LoweredNodeTestsMatchTheNativeRunBitForBit) {
 // lowered, bit-identical to the native run; the profile names each original node with its
 // format, and the device calls of its nodes add up.
 TEST(SessionSeam, LoweredSampleMatchesTheNativeRun) {
-    const std::string sample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
+    const std::string &sample = testkit::kSample;
     for (const std::string mode : {"packed", "unpack"}) {
         SCOPED_TRACE(mode);
         TempDir tmp;

@@ -27,6 +27,9 @@
 
 namespace gguftool::testkit {
 
+// testdata/sample.gguf, the sample model (sample_model.hpp).
+inline const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
+
 // llama.cpp's library with its error log silenced (broken-file tests make it chatty).
 inline const reference::Ggml *ggml() {
     static const std::shared_ptr<const reference::Ggml> lib = [] {

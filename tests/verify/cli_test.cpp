@@ -16,9 +16,9 @@ class VerifyCli : public EveryFormatFile {};
 
 TEST_F(VerifyCli, SampleModelMatches) {
     llama();
-    const RunResult r = run_gguftool({"verify", test::kSample});
+    const RunResult r = run_gguftool({"verify", testkit::kSample});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
-    const gguf::Model m = gguf::Model::open(test::kSample);
+    const gguf::Model m = gguf::Model::open(testkit::kSample);
     for (const gguf::TensorInfo &t : m.tensors()) {
         const std::string line = line_of(r.out, std::string(t.name));
         EXPECT_NE(line.find(" match"), std::string::npos) << t.name << ": " << line;
