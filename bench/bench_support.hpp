@@ -1,6 +1,6 @@
 // Helpers shared by the benchmarks (header only: every bench/*.cpp is its own program): llama.cpp-
-// quantized input tiled to size, aligned output buffers, timing, medians and geometric means, and
-// the bit-for-bit comparison (any NaN equals any NaN).
+// quantized input tiled to size, aligned output buffers, timing, medians and geometric means. (The
+// bit-for-bit comparison is the kit's: floats.hpp.)
 #pragma once
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "floats.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
 #include "llama_ref.hpp"
@@ -121,16 +122,10 @@ inline double seconds(F &&f) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// The middle of the sorted values (the upper one of two for an even count); 0 for none.
 inline double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-inline bool same_bits(const float *a, const float *b, size_t n) {
-    for (size_t i = 0; i < n; ++i)
-        if (std::memcmp(a + i, b + i, 4) != 0 && !(std::isnan(a[i]) && std::isnan(b[i])))
-            return false;
-    return true;
+    return v.empty() ? 0 : v[v.size() / 2];
 }
 
 inline double geomean(const std::vector<double> &v) {

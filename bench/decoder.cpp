@@ -21,6 +21,7 @@
 #include <random>
 
 #include "bench_setup.hpp"
+#include "bench_support.hpp"
 #include "gguftool/decoder_export.hpp"
 #include "gguftool/gguf_model_writer.hpp"
 #include "gguftool/half.hpp"
@@ -32,7 +33,6 @@ namespace gguftool::bench {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 using gguf::MetaValue;
 
 double since(Clock::time_point t0) {
@@ -206,11 +206,6 @@ Row in_child(const std::vector<std::string> &args) {
     Row row = nlohmann::json::parse(r.out).get<Row>();
     row.rss_mib = double(r.max_rss_kib) / 1024;
     return row;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
 }
 
 std::vector<int64_t> prompt_ids(int n, int start) {

@@ -56,8 +56,7 @@ double median_ms(int runs, F &&f) {
         f();
         t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return bench::median(t);
 }
 
 uint64_t list_file(const gguf::File &f) {

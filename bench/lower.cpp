@@ -157,7 +157,8 @@ Row run(const reference::Ggml &g, GgmlType t, const Options &o, const std::strin
             std::ifstream f(dump, std::ios::binary);
             f.read(reinterpret_cast<char *>(out.get()), std::streamsize(out_bytes));
             r.ort_matches = f.gcount() == std::streamsize(out_bytes) && f.peek() == EOF &&
-                            same_bits(out.get(), want.get(), elements);
+                            testkit::first_difference(out.get(), want.get(), elements,
+                                                      testkit::Nans::any) == elements;
         } catch (const Error &e) {
             r.notes.push_back(std::string("onnxruntime: ") + e.what());
         }

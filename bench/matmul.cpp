@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "gguftool/runtime.hpp"
 #include "onnx_builder.hpp"
 
@@ -59,13 +60,13 @@ int main(int argc, char **argv) {
             secs.push_back(
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
-        std::sort(secs.begin(), secs.end());
+        const double best = *std::min_element(secs.begin(), secs.end());
         const rt::Shape y = s.run(in).at(0).second.shape();
         double flops = 2.0 * double(c.a.back());
         for (const int64_t d : y) flops *= double(d);
         fmt::print("{:<28} {} x {}: best {:.6f} s, median {:.6f} s, {:.1f} GFLOP/s\n", c.what,
-                   rt::shape_string(c.a), rt::shape_string(c.b), secs.front(),
-                   secs[secs.size() / 2], flops / secs.front() / 1e9);
+                   rt::shape_string(c.a), rt::shape_string(c.b), best,
+                   gguftool::bench::median(secs), flops / best / 1e9);
     }
     return 0;
 }

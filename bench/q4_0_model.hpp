@@ -31,7 +31,7 @@ struct Q4_0Tensor {
 inline void write_q4_0_model(const std::string &path, const std::vector<Q4_0Tensor> &tensors) {
     constexpr uint32_t kQ4_0 = 2, kString = 8;
     constexpr uint64_t kAlignment = 32;
-    test::RawGguf header;
+    testkit::RawGguf header;
     header.header(3, tensors.size(), 1).str("general.architecture").u32(kString).str("bench");
     uint64_t offset = 0;
     for (const Q4_0Tensor &t : tensors) {

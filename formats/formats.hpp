@@ -22,18 +22,18 @@ inline constexpr size_t kStreamMinBytes = size_t(16) << 20;
 
 using BlockDecoder = void (*)(const uint8_t *in, size_t nblocks, float *out);
 
-struct Kernel {
+struct DecodeKernel {
     GgmlType type;
     BlockDecoder decode;  // dispatches to the best instruction set at call time
 };
 
 // Every family file contributes its kernels (formats/<family>.cpp lists its formats).
-std::span<const Kernel> legacy_kernels();
-std::span<const Kernel> kquant_kernels();
-std::span<const Kernel> iq_kernels();
-std::span<const Kernel> ternary_kernels();
-std::span<const Kernel> fp4_kernels();
-std::span<const Kernel> q1q2_kernels();
+std::span<const DecodeKernel> legacy_kernels();
+std::span<const DecodeKernel> kquant_kernels();
+std::span<const DecodeKernel> iq_kernels();
+std::span<const DecodeKernel> ternary_kernels();
+std::span<const DecodeKernel> fp4_kernels();
+std::span<const DecodeKernel> q1q2_kernels();
 
 // The decoder for `t`, or nullptr for plain and removed types.
 BlockDecoder block_decoder(GgmlType t);
@@ -51,7 +51,7 @@ BlockDecoder block_decoder(GgmlType t);
 //     each defining the entry point decode_<type> (decode_blocks in simd-inl.h);
 //   - once, under HWY_ONCE: GGUFTOOL_FAMILY_KERNELS(legacy, GGUFTOOL_LEGACY_FORMATS), which
 //     defines each entry point's table of targets (GGUFTOOL_EXPORT), the wrapper dispatching to
-//     the best one, and legacy_kernels() with one Kernel row per format.
+//     the best one, and legacy_kernels() with one DecodeKernel row per format.
 // So a format in an existing family is its block struct, its kernel and one entry in the list.
 #define GGUFTOOL_DECODER(type, Block)                                   \
     void decode_##type(const uint8_t *in, size_t nblocks, float *out) { \
@@ -66,12 +66,12 @@ BlockDecoder block_decoder(GgmlType t);
     static void dispatch_##type(const uint8_t *in, size_t n, float *out) { \
         GGUFTOOL_DISPATCH(decode_##type)(in, n, out);                      \
     }
-#define GGUFTOOL_KERNEL_ROW(type, Block) Kernel{GgmlType::type, dispatch_##type},
-#define GGUFTOOL_FAMILY_KERNELS(family, FORMATS)                             \
-    namespace gguftool::formats {                                            \
-    FORMATS(GGUFTOOL_DISPATCHER)                                             \
-    std::span<const Kernel> family##_kernels() {                             \
-        static constexpr Kernel kKernels[] = {FORMATS(GGUFTOOL_KERNEL_ROW)}; \
-        return kKernels;                                                     \
-    }                                                                        \
+#define GGUFTOOL_KERNEL_ROW(type, Block) DecodeKernel{GgmlType::type, dispatch_##type},
+#define GGUFTOOL_FAMILY_KERNELS(family, FORMATS)                                   \
+    namespace gguftool::formats {                                                  \
+    FORMATS(GGUFTOOL_DISPATCHER)                                                   \
+    std::span<const DecodeKernel> family##_kernels() {                             \
+        static constexpr DecodeKernel kKernels[] = {FORMATS(GGUFTOOL_KERNEL_ROW)}; \
+        return kKernels;                                                           \
+    }                                                                              \
     }

@@ -9,7 +9,7 @@ BlockDecoder block_decoder(GgmlType t) {
         std::array<BlockDecoder, kGgmlTypeCount> tab{};
         for (auto family : {legacy_kernels, kquant_kernels, iq_kernels, ternary_kernels,
                             fp4_kernels, q1q2_kernels})
-            for (const Kernel &k : family()) tab[static_cast<uint32_t>(k.type)] = k.decode;
+            for (const DecodeKernel &k : family()) tab[static_cast<uint32_t>(k.type)] = k.decode;
         return tab;
     }();
     return table[static_cast<uint32_t>(t)];

@@ -4,10 +4,9 @@
 // dequantize_row_<type> bit for bit (NaN matches NaN) wherever the reference library has one; the
 // other outputs must equal that FLOAT output converted, which the library's own tests check
 // exhaustively, so here they only have to run clean.
-#include <cmath>
-#include <cstring>
 #include <vector>
 
+#include "floats.hpp"
 #include "formats/dispatch.hpp"
 #include "gguftool/error.hpp"
 #include "gguftool/quant.hpp"
@@ -18,17 +17,14 @@ using namespace gguftool;
 
 namespace {
 
-bool same_bits(float a, float b) {
-    return std::memcmp(&a, &b, 4) == 0 || (std::isnan(a) && std::isnan(b));
-}
-
 void compare_with_llama(GgmlType type, const uint8_t *blocks, uint64_t n, const float *ours) {
     const auto g = reference::ggml();
     if (!g || !g->dequantize_row[int(type)]) return;
     std::vector<float> theirs(n);
     g->dequantize_row[int(type)](blocks, theirs.data(), int64_t(n));
     for (uint64_t i = 0; i < n; ++i)
-        if (!same_bits(ours[i], theirs[i])) std::abort();  // a decoding difference is a finding
+        if (!testkit::same_bits(ours[i], theirs[i], testkit::Nans::any))
+            std::abort();  // a decoding difference is a finding
 }
 
 constexpr DataType kOutputs[] = {DataType::float32, DataType::float16, DataType::bfloat16,

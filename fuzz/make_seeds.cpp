@@ -11,10 +11,10 @@
 //                   and lowered to opset 26
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 
+#include "files.hpp"
 #include "ggml_data.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/gguf_writer.hpp"
@@ -26,17 +26,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void save(const fs::path &path, const std::vector<uint8_t> &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
 // One row of `type` quantized by llama.cpp from normal values (an imatrix always: harmless for
 // types that do not need one). q8_1 and q8_K go through their reference row quantizers.
 std::vector<uint8_t> quantized_row(const reference::Ggml &g, GgmlType type, size_t n) {
-    const auto values = testdata::make_values(testdata::Distribution::normal, n, 7);
-    auto q = testkit::quantize_with_llama(g, type, values, n, testdata::make_imatrix(n, 7));
+    const auto values = testkit::make_values(testkit::Distribution::normal, n, 7);
+    auto q = testkit::quantize_with_llama(g, type, values, n, testkit::make_imatrix(n, 7));
     if (q.bytes.empty()) throw std::runtime_error(std::string(type_name(type)) + ": " + q.failure);
     return q.bytes;
 }
@@ -82,19 +76,19 @@ void gguf_seeds(const reference::Ggml &g, const fs::path &dir, const fs::path &t
         const GgmlType type = GgmlType(id);
         const size_t n = row_elements(type);
         std::vector<uint8_t> bytes = t->quantized ? quantized_row(g, type, n)
-                                                  : testdata::random_bytes(*row_bytes(type, n), id);
+                                                  : testkit::random_bytes(*row_bytes(type, n), id);
         all.add_tensor(std::string("t.") + t->name, type, {n, 1}, std::move(bytes));
     }
-    save(dir / "every-type.gguf", all.to_bytes());
+    testkit::write_file(dir / "every-type.gguf", all.to_bytes());
 
     gguf::Writer big = metadata_of_every_type(3, gguf::ByteOrder::big);
-    big.add_tensor("w", GgmlType::f32, {4, 2}, testdata::random_bytes(32, 1));
+    big.add_tensor("w", GgmlType::f32, {4, 2}, testkit::random_bytes(32, 1));
     big.add_tensor("q", GgmlType::q8_0, {32}, quantized_row(g, GgmlType::q8_0, 32));
-    save(dir / "big-endian.gguf", big.to_bytes());
+    testkit::write_file(dir / "big-endian.gguf", big.to_bytes());
 
     gguf::Writer v2 = metadata_of_every_type(2, gguf::ByteOrder::little);
-    v2.add_tensor("w", GgmlType::f16, {3, 5, 2}, testdata::random_bytes(60, 2));
-    save(dir / "version2.gguf", v2.to_bytes());
+    v2.add_tensor("w", GgmlType::f16, {3, 5, 2}, testkit::random_bytes(60, 2));
+    testkit::write_file(dir / "version2.gguf", v2.to_bytes());
 
     for (const char *sub : {"broken", "valid-edge"}) {
         if (!fs::is_directory(testdata / sub)) continue;
@@ -108,11 +102,11 @@ void gguf_seeds(const reference::Ggml &g, const fs::path &dir, const fs::path &t
 
 void decoder_seeds(const reference::Ggml &g, const fs::path &dir) {
     int k = 0;
-    for (GgmlType type : testdata::quantized_types()) {
+    for (GgmlType type : testkit::quantized_types()) {
         std::vector<uint8_t> seed = {uint8_t(type), uint8_t(k++ % 4)};
         const std::vector<uint8_t> row = quantized_row(g, type, row_elements(type));
         seed.insert(seed.end(), row.begin(), row.end());
-        save(dir / type_name(type), seed);
+        testkit::write_file(dir / type_name(type), seed);
     }
 }
 
@@ -128,10 +122,10 @@ void npy_seeds(const fs::path &dir) {
     for (DataType d : dtypes) {
         const rt::Shape &shape = shapes[k % std::size(shapes)];
         rt::Tensor t = rt::Tensor::zeros(d, shape);
-        const auto noise = testdata::random_bytes(t.nbytes(), k);
+        const auto noise = testkit::random_bytes(t.nbytes(), k);
         if (d != DataType::bool_ && t.nbytes())
             std::memcpy(t.mutable_data(), noise.data(), t.nbytes());
-        save(dir / (std::string(dtype_name(d)) + ".npy"), rt::encode_npy(t));
+        testkit::write_file(dir / (std::string(dtype_name(d)) + ".npy"), rt::encode_npy(t));
         ++k;
     }
 }

@@ -15,13 +15,13 @@ int main(int argc, char **argv) {
     }
     const std::string dir = argc == 2 ? argv[1] : "testdata";
     try {
-        gguftool::corpus::write_corpus(dir);
+        gguftool::testkit::write_corpus(dir);
     } catch (const std::exception &e) {
         fmt::print(stderr, "make_broken_files: {}\n", e.what());
         return 1;
     }
     fmt::print("wrote {} broken files and {} valid edge cases under {}\n",
-               gguftool::corpus::broken_files().size(), gguftool::corpus::valid_edge_files().size(),
-               dir);
+               gguftool::testkit::broken_files().size(),
+               gguftool::testkit::valid_edge_files().size(), dir);
     return 0;
 }

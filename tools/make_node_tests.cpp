@@ -15,7 +15,7 @@ int main(int argc, char **argv) {
     }
     const std::string dir = argc == 2 ? argv[1] : "testdata/node-tests";
     try {
-        const size_t n = gguftool::node_tests::write_all(dir);
+        const size_t n = gguftool::testkit::write_node_tests(dir);
         fmt::print("wrote {} node tests under {}\n", n, dir);
     } catch (const std::exception &e) {
         fmt::print(stderr, "make_node_tests: {}\n", e.what());

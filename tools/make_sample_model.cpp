@@ -8,13 +8,13 @@
 #include "sample_model.hpp"
 
 int main(int argc, char **argv) {
-    using gguftool::sample_model::Types;
-    Types types = Types::mixed;
+    using gguftool::testkit::SampleTypes;
+    SampleTypes types = SampleTypes::mixed;
     std::string path = "testdata/sample.gguf";
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--f16")
-            types = Types::f16;
+            types = SampleTypes::f16;
         else
             path = arg;
     }
@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
                    "(run npm ci, or set GGUFTOOL_GGML_LIB)\n");
         return 1;
     }
-    if (!gguftool::sample_model::write_sample(*g, path, types)) {
+    if (!gguftool::testkit::write_sample(*g, path, types)) {
         fmt::print(stderr, "make_sample_model: cannot write {}\n", path);
         return 1;
     }

@@ -1,4 +1,4 @@
-// Builder: fresh names, nodes, constants shared by content, and the opset-dependent sugar.
+// LoweringBuilder: fresh names, nodes, constants shared by content, and the opset-dependent sugar.
 #include "builder.hpp"
 
 #include <fmt/format.h>
@@ -112,31 +112,31 @@ Value FunctionSink::constant(onnx::TensorProto t) {
     return name;
 }
 
-Builder::Builder(Sink &sink, int opset, std::string owner)
+LoweringBuilder::LoweringBuilder(Sink &sink, int opset, std::string owner)
     : sink_(sink), opset_(opset), owner_(std::move(owner)) {}
 
-Value Builder::fresh(std::string_view hint) {
+Value LoweringBuilder::fresh(std::string_view hint) {
     for (;;) {
         std::string name = fmt::format("{}/lower/{}_{}", owner_, hint, counter_++);
         if (!sink_.taken(name)) return name;
     }
 }
 
-Value Builder::op(std::string_view type, std::initializer_list<Value> inputs,
-                  std::initializer_list<onnx::AttributeProto> attributes) {
+Value LoweringBuilder::op(std::string_view type, std::initializer_list<Value> inputs,
+                          std::initializer_list<onnx::AttributeProto> attributes) {
     return op(type, std::vector<Value>(inputs), std::vector<onnx::AttributeProto>(attributes));
 }
 
-Value Builder::op(std::string_view type, const std::vector<Value> &inputs,
-                  const std::vector<onnx::AttributeProto> &attributes) {
+Value LoweringBuilder::op(std::string_view type, const std::vector<Value> &inputs,
+                          const std::vector<onnx::AttributeProto> &attributes) {
     Value out = fresh(type);
     op_into(out, type, inputs, attributes);
     return out;
 }
 
-void Builder::op_into(const std::string &output, std::string_view type,
-                      const std::vector<Value> &inputs,
-                      const std::vector<onnx::AttributeProto> &attributes) {
+void LoweringBuilder::op_into(const std::string &output, std::string_view type,
+                              const std::vector<Value> &inputs,
+                              const std::vector<onnx::AttributeProto> &attributes) {
     onnx::NodeProto &n = sink_.add_node();
     n.set_op_type(std::string(type));
     n.set_name(output == owner_ ? owner_ + "/lower/" + std::string(type) : output);
@@ -147,7 +147,7 @@ void Builder::op_into(const std::string &output, std::string_view type,
     ++sink_.report.op_count[std::string(type)];
 }
 
-onnx::AttributeProto Builder::attr(std::string_view name, int64_t v) {
+onnx::AttributeProto LoweringBuilder::attr(std::string_view name, int64_t v) {
     onnx::AttributeProto a;
     a.set_name(std::string(name));
     a.set_type(onnx::AttributeProto::INT);
@@ -155,7 +155,7 @@ onnx::AttributeProto Builder::attr(std::string_view name, int64_t v) {
     return a;
 }
 
-onnx::AttributeProto Builder::attr(std::string_view name, const std::vector<int64_t> &v) {
+onnx::AttributeProto LoweringBuilder::attr(std::string_view name, const std::vector<int64_t> &v) {
     onnx::AttributeProto a;
     a.set_name(std::string(name));
     a.set_type(onnx::AttributeProto::INTS);
@@ -163,27 +163,28 @@ onnx::AttributeProto Builder::attr(std::string_view name, const std::vector<int6
     return a;
 }
 
-Value Builder::int64s(const std::vector<int64_t> &v) {
+Value LoweringBuilder::int64s(const std::vector<int64_t> &v) {
     std::string bytes;
     for (int64_t x : v) bytes += raw(x);
     const std::string name = fmt::format("gguftool.lower/int64[{}]", fmt::join(v, ","));
     return sink_.constant(tensor(name, DataType::int64, {int64_t(v.size())}, std::move(bytes)));
 }
 
-Value Builder::scalar(DataType dtype, double v) {
+Value LoweringBuilder::scalar(DataType dtype, double v) {
     const std::string name = fmt::format("gguftool.lower/{}({})", dtype_name(dtype), v);
     return sink_.constant(tensor(name, dtype, {}, element_bytes(dtype, v)));
 }
 
-Value Builder::scalar(DataType dtype, double v, size_t rank) {
+Value LoweringBuilder::scalar(DataType dtype, double v, size_t rank) {
     if (rank == 0) return scalar(dtype, v);
     const std::string name = fmt::format("gguftool.lower/{}({})x{}", dtype_name(dtype), v, rank);
     return sink_.constant(
         tensor(name, dtype, std::vector<int64_t>(rank, 1), element_bytes(dtype, v)));
 }
 
-Value Builder::table(const std::string &name, DataType dtype, const std::vector<int64_t> &dims,
-                     const std::function<std::string()> &bytes) {
+Value LoweringBuilder::table(const std::string &name, DataType dtype,
+                             const std::vector<int64_t> &dims,
+                             const std::function<std::string()> &bytes) {
     const std::string full = "gguftool.lower/" + name;
     if (sink_.has_constant(full)) return full;
     std::string data = bytes();
@@ -191,39 +192,39 @@ Value Builder::table(const std::string &name, DataType dtype, const std::vector<
     return sink_.constant(tensor(full, dtype, dims, std::move(data)));
 }
 
-Value Builder::reshape(const Value &x, const std::vector<int64_t> &shape) {
+Value LoweringBuilder::reshape(const Value &x, const std::vector<int64_t> &shape) {
     const bool zero = std::find(shape.begin(), shape.end(), 0) != shape.end();
     if (zero) return op("Reshape", {x, int64s(shape)}, {attr("allowzero", 1)});
     return op("Reshape", {x, int64s(shape)});
 }
 
-Value Builder::slice(const Value &x, int64_t axis, int64_t start, int64_t end) {
+Value LoweringBuilder::slice(const Value &x, int64_t axis, int64_t start, int64_t end) {
     return op("Slice", {x, int64s({start}), int64s({end}), int64s({axis})});
 }
 
-Value Builder::cast(const Value &x, DataType to) {
+Value LoweringBuilder::cast(const Value &x, DataType to) {
     return op("Cast", {x}, {attr("to", int64_t(onnx_number(to)))});
 }
 
-Value Builder::gather(const Value &data, const Value &indices, int64_t axis) {
+Value LoweringBuilder::gather(const Value &data, const Value &indices, int64_t axis) {
     return op("Gather", {data, indices}, {attr("axis", axis)});
 }
 
-Value Builder::concat(const std::vector<Value> &parts, int64_t axis) {
+Value LoweringBuilder::concat(const std::vector<Value> &parts, int64_t axis) {
     if (parts.size() == 1) return parts[0];
     return op("Concat", parts, {attr("axis", axis)});
 }
 
-Value Builder::transpose(const Value &x, const std::vector<int64_t> &perm) {
+Value LoweringBuilder::transpose(const Value &x, const std::vector<int64_t> &perm) {
     return op("Transpose", {x}, {attr("perm", perm)});
 }
 
-Value Builder::low_bits(const Value &x, DataType dtype, unsigned k) {
+Value LoweringBuilder::low_bits(const Value &x, DataType dtype, unsigned k) {
     if (opset_ >= 18) return op("BitwiseAnd", {x, scalar(dtype, double((uint64_t{1} << k) - 1))});
     return op("Mod", {x, scalar(dtype, double(uint64_t{1} << k))});
 }
 
-onnx::AttributeProto Builder::attr(std::string_view name, std::string_view v) {
+onnx::AttributeProto LoweringBuilder::attr(std::string_view name, std::string_view v) {
     onnx::AttributeProto a;
     a.set_name(std::string(name));
     a.set_type(onnx::AttributeProto::STRING);
@@ -231,17 +232,17 @@ onnx::AttributeProto Builder::attr(std::string_view name, std::string_view v) {
     return a;
 }
 
-Value Builder::shift_right(const Value &x, DataType dtype, unsigned n) {
+Value LoweringBuilder::shift_right(const Value &x, DataType dtype, unsigned n) {
     if (n == 0) return x;
     return op("BitShift", {x, scalar(dtype, n)}, {attr("direction", std::string_view("RIGHT"))});
 }
 
-Value Builder::shift_left(const Value &x, DataType dtype, unsigned n) {
+Value LoweringBuilder::shift_left(const Value &x, DataType dtype, unsigned n) {
     if (n == 0) return x;
     return op("BitShift", {x, scalar(dtype, n)}, {attr("direction", std::string_view("LEFT"))});
 }
 
-Value Builder::bit_field(const Value &x, DataType dtype, unsigned n, unsigned k) {
+Value LoweringBuilder::bit_field(const Value &x, DataType dtype, unsigned n, unsigned k) {
     const Value shifted = shift_right(x, dtype, n);
     return n + k >= dtype_size(dtype) * 8 ? shifted : low_bits(shifted, dtype, k);
 }

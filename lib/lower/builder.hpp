@@ -1,4 +1,4 @@
-// Internal to lib/lower: the Builder that a lowering writes standard-operator nodes with.
+// Internal to lib/lower: the LoweringBuilder that a lowering writes standard-operator nodes with.
 //
 // Values are tensor names. Every node gets a fresh output name under the lowered node's prefix;
 // constants (small integer and float tensors, lookup tables) are shared by the whole model: a graph
@@ -67,10 +67,10 @@ private:
     std::set<std::string> names_;
 };
 
-class Builder {
+class LoweringBuilder {
 public:
     // `owner` names the node being lowered (node and value names derive from it).
-    Builder(Sink &sink, int opset, std::string owner);
+    LoweringBuilder(Sink &sink, int opset, std::string owner);
 
     int opset() const { return opset_; }
     Sink &sink() { return sink_; }

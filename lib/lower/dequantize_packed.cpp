@@ -10,7 +10,7 @@
 
 namespace gguftool::lower::detail {
 
-void lower_dequantize_packed(Builder &b, const onnx::NodeProto &node) {
+void lower_dequantize_packed(LoweringBuilder &b, const onnx::NodeProto &node) {
     std::optional<std::string> format;
     std::optional<std::vector<int64_t>> shape;
     std::optional<int64_t> output_dtype;
@@ -35,12 +35,12 @@ void lower_dequantize_packed(Builder &b, const onnx::NodeProto &node) {
     if (op.output_dtype == DataType::float32) {
         const bool zero = std::find(op.shape.begin(), op.shape.end(), 0) != op.shape.end();
         std::vector<onnx::AttributeProto> attrs;
-        if (zero) attrs.push_back(Builder::attr("allowzero", 1));
+        if (zero) attrs.push_back(LoweringBuilder::attr("allowzero", 1));
         b.op_into(node.output(0), "Reshape", {values, b.int64s(op.shape)}, attrs);
         return;
     }
     b.op_into(node.output(0), "Cast", {b.reshape(values, op.shape)},
-              {Builder::attr("to", int64_t(onnx_number(op.output_dtype)))});
+              {LoweringBuilder::attr("to", int64_t(onnx_number(op.output_dtype)))});
 }
 
 }  // namespace gguftool::lower::detail

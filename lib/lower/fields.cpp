@@ -21,14 +21,15 @@ std::string float_bytes(const std::vector<float> &v) {
 
 // The little-endian word formed from `width` bytes per word of `count` words at `offset`, in
 // `dtype` (INT32 for 16 bits, INT64 for 32): sum of byte k times 256^k, exact.
-Value words(Builder &b, const Value &blocks, size_t offset, size_t count, size_t width,
+Value words(LoweringBuilder &b, const Value &blocks, size_t offset, size_t count, size_t width,
             DataType dtype) {
     const Value raw =
         b.reshape(b.bytes(blocks, offset, count * width), {-1, int64_t(count), int64_t(width)});
     Value sum;
     for (size_t k = 0; k < width; ++k) {
         Value byte = b.cast(b.slice(raw, 2, int64_t(k), int64_t(k + 1)), dtype);
-        // The constant has byte's rank 3 (see Builder::scalar: a rank-0 one is ~30x slower).
+        // The constant has byte's rank 3 (see LoweringBuilder::scalar: a rank-0 one is ~30x
+        // slower).
         if (k) byte = b.mul(byte, b.scalar(dtype, double(uint64_t{1} << (8 * k)), 3));
         sum = k ? b.add(sum, byte) : byte;
     }
@@ -37,23 +38,24 @@ Value words(Builder &b, const Value &blocks, size_t offset, size_t count, size_t
 
 }  // namespace
 
-Value float_table(Builder &b, const std::string &name, const std::vector<int64_t> &dims,
+Value float_table(LoweringBuilder &b, const std::string &name, const std::vector<int64_t> &dims,
                   const std::vector<float> &values) {
     return b.table(name, DataType::float32, dims, [&] { return float_bytes(values); });
 }
 
-Value u16_words(Builder &b, const Value &blocks, size_t offset, size_t count) {
+Value u16_words(LoweringBuilder &b, const Value &blocks, size_t offset, size_t count) {
     return words(b, blocks, offset, count, 2, DataType::int32);
 }
 
-Value u32_words(Builder &b, const Value &blocks, size_t offset, size_t count) {
+Value u32_words(LoweringBuilder &b, const Value &blocks, size_t offset, size_t count) {
     return words(b, blocks, offset, count, 4, DataType::int64);
 }
 
-Value f16_from_int32(Builder &b, const Value &bits) {
+Value f16_from_int32(LoweringBuilder &b, const Value &bits) {
     if (b.opset() >= 26) {
-        const Value h = b.op("BitCast", {b.cast(bits, DataType::uint16)},
-                             {Builder::attr("to", int64_t(onnx_number(DataType::float16)))});
+        const Value h =
+            b.op("BitCast", {b.cast(bits, DataType::uint16)},
+                 {LoweringBuilder::attr("to", int64_t(onnx_number(DataType::float16)))});
         return b.cast(h, DataType::float32);
     }
     const Value table = b.table("f16_to_f32", DataType::float32, {65536}, [] {
@@ -64,15 +66,15 @@ Value f16_from_int32(Builder &b, const Value &bits) {
     return b.gather(table, bits);
 }
 
-Value f16_field(Builder &b, const Value &blocks, size_t offset) {
+Value f16_field(LoweringBuilder &b, const Value &blocks, size_t offset) {
     return f16_from_int32(b, u16_words(b, blocks, offset, 1));
 }
 
-Value f32_field(Builder &b, const Value &blocks, size_t offset) {
+Value f32_field(LoweringBuilder &b, const Value &blocks, size_t offset) {
     const Value bits = u32_words(b, blocks, offset, 1);  // INT64 [nb, 1]
     if (b.opset() >= 26)
         return b.op("BitCast", {b.cast(bits, DataType::uint32)},
-                    {Builder::attr("to", int64_t(onnx_number(DataType::float32)))});
+                    {LoweringBuilder::attr("to", int64_t(onnx_number(DataType::float32)))});
     // sign s, exponent e, mantissa m; |value| = (m + implicit[e]) * scale[e], exact: an integer
     // below 2^24 times a power of two, which is the float itself. e = 255 gives inf via scale, and
     // `nan[2e + min(m, 1)]` adds NaN for a non-zero mantissa (0 otherwise, which keeps +0 as +0
@@ -104,12 +106,12 @@ Value f32_field(Builder &b, const Value &blocks, size_t offset) {
     return b.mul(b.add(magnitude, b.gather(nan, nan_key)), b.gather(sign, s));
 }
 
-Value nibbles(Builder &b, const Value &bytes, int64_t axis) {
+Value nibbles(LoweringBuilder &b, const Value &bytes, int64_t axis) {
     return b.concat(
         {b.low_bits(bytes, DataType::uint8, 4), b.shift_right(bytes, DataType::uint8, 4)}, axis);
 }
 
-Value nibble_pair_values(Builder &b, const Value &codes, int64_t n, const std::string &name,
+Value nibble_pair_values(LoweringBuilder &b, const Value &codes, int64_t n, const std::string &name,
                          const float (&book)[16]) {
     const DataType u8 = DataType::uint8;
     std::vector<float> pairs;
@@ -127,7 +129,7 @@ Value nibble_pair_values(Builder &b, const Value &codes, int64_t n, const std::s
     return b.gather(table, as_index(b, keys));
 }
 
-Value e8m0_half(Builder &b, const Value &codes) {
+Value e8m0_half(LoweringBuilder &b, const Value &codes) {
     const Value table = float_table(b, "e8m0_half", {256}, [] {
         std::vector<float> v(256);
         for (int i = 0; i < 256; ++i) v[size_t(i)] = formats::e8m0_to_f32_half(uint8_t(i));
@@ -136,7 +138,7 @@ Value e8m0_half(Builder &b, const Value &codes) {
     return b.gather(table, as_index(b, codes));
 }
 
-Value ue4m3_half(Builder &b, const Value &codes) {
+Value ue4m3_half(LoweringBuilder &b, const Value &codes) {
     const Value table =
         float_table(b, "ue4m3_half", {256},
                     std::vector<float>(formats::kUe4m3Half.begin(), formats::kUe4m3Half.end()));

@@ -31,7 +31,7 @@ bool unpack_function_body(const onnx::NodeProto &node, int32_t x_elem_type, int6
     detail::FunctionSink sink(body);
     for (const char *name : {"X", "count", "Y"}) sink.reserve(name);
     try {
-        detail::Builder b(sink, kMinOpset, "Y");
+        detail::LoweringBuilder b(sink, kMinOpset, "Y");
         detail::lower_unpack(b, formal, *x_type,
                              x_rank >= 0 ? std::optional<int64_t>(x_rank) : std::nullopt);
     } catch (const Error &) {

@@ -17,7 +17,7 @@ using formats::BlockMxfp4;
 using formats::BlockNvfp4;
 
 // E2M1x2 of rows of n code bytes, [rows, 2, n/2, 2] in element order (low nibbles first).
-Value e2m1_values(Builder &b, const Value &qs, int64_t n) {
+Value e2m1_values(LoweringBuilder &b, const Value &qs, int64_t n) {
     static constexpr float kBook[16] = {
         formats::kE2m1Doubled[0],  formats::kE2m1Doubled[1],  formats::kE2m1Doubled[2],
         formats::kE2m1Doubled[3],  formats::kE2m1Doubled[4],  formats::kE2m1Doubled[5],
@@ -29,7 +29,7 @@ Value e2m1_values(Builder &b, const Value &qs, int64_t n) {
 }
 
 // d = e8m0_half(e); y[j] = E2M1x2[qs[j] & 15] * d, y[j + 16] = E2M1x2[qs[j] >> 4] * d.
-Value lower_mxfp4(Builder &b, const Value &blocks) {
+Value lower_mxfp4(LoweringBuilder &b, const Value &blocks) {
     const Value e = b.bytes(blocks, offsetof(BlockMxfp4, e), sizeof(BlockMxfp4::e));
     constexpr int64_t n = sizeof(BlockMxfp4::qs);
     const Value qs = b.bytes(blocks, offsetof(BlockMxfp4, qs), n);
@@ -38,7 +38,7 @@ Value lower_mxfp4(Builder &b, const Value &blocks) {
 
 // Four sub-blocks s of 16 elements: d_s = ue4m3_half(d[s]) and the bytes qs[8s .. 8s + 7], low
 // nibbles first.
-Value lower_nvfp4(Builder &b, const Value &blocks) {
+Value lower_nvfp4(LoweringBuilder &b, const Value &blocks) {
     constexpr int64_t kGroups = sizeof(BlockNvfp4::d);
     const Value sc = b.bytes(blocks, offsetof(BlockNvfp4, d), sizeof(BlockNvfp4::d));
     constexpr int64_t n = sizeof(BlockNvfp4::qs) / kGroups;  // bytes per sub-block

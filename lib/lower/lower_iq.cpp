@@ -59,7 +59,7 @@ constexpr int64_t count_of(const Array &) {
 // A table of the model (shared by name): `rows` rows of `width` values of T (float or int32_t),
 // row r = f(r).
 template <class T, class F>
-Value rows_table(Builder &b, const std::string &name, int64_t rows, int64_t width, F f) {
+Value rows_table(LoweringBuilder &b, const std::string &name, int64_t rows, int64_t width, F f) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, int32_t>);
     return b.table(name, std::is_same_v<T, float> ? kF32 : kI32, {rows, width}, [&] {
         std::vector<T> v;
@@ -71,11 +71,11 @@ Value rows_table(Builder &b, const std::string &name, int64_t rows, int64_t widt
     });
 }
 template <class F>
-Value float_rows(Builder &b, const std::string &name, int64_t rows, int64_t width, F f) {
+Value float_rows(LoweringBuilder &b, const std::string &name, int64_t rows, int64_t width, F f) {
     return rows_table<float>(b, name, rows, width, f);
 }
 template <class F>
-Value int32_rows(Builder &b, const std::string &name, int64_t rows, int64_t width, F f) {
+Value int32_rows(LoweringBuilder &b, const std::string &name, int64_t rows, int64_t width, F f) {
     return rows_table<int32_t>(b, name, rows, width, f);
 }
 
@@ -94,7 +94,7 @@ std::vector<float> signs_of(unsigned s) {
 
 // The k columns of the UINT8 tensor x viewed as `shape` (last dimension k), each as `dtype` of
 // `shape` without its last dimension.
-std::vector<Value> columns(Builder &b, const Value &x, const std::vector<int64_t> &shape,
+std::vector<Value> columns(LoweringBuilder &b, const Value &x, const std::vector<int64_t> &shape,
                            DataType dtype) {
     std::vector<int64_t> column_shape(shape.begin(), shape.end() - 1);
     const int64_t axis = int64_t(shape.size()) - 1;
@@ -111,7 +111,7 @@ std::vector<Value> columns(Builder &b, const Value &x, const std::vector<int64_t
 // Key l is a 16-bit window (bytes k, k + 1 of the aux) shifted right so that its field starts at
 // bit 0; the bits above it are ignored by the tables.
 constexpr int64_t kSignKeys = 2048;  // the largest key, window 2..3 >> 5, is below 2^11
-Value aux_sign_keys(Builder &b, const Value &aux, Value &w) {
+Value aux_sign_keys(LoweringBuilder &b, const Value &aux, Value &w) {
     const std::vector<Value> a = columns(b, aux, {-1, kSubBlocks, 4}, kI32);  // [nb, 8] each
     const Value k256 = b.scalar(kI32, 256);
     auto window = [&](int k, int shift) {
@@ -125,14 +125,14 @@ Value aux_sign_keys(Builder &b, const Value &aux, Value &w) {
 }
 
 // The low and high nibble of every byte, [256, 2] INT32.
-Value nibbles_by_byte(Builder &b) {
+Value nibbles_by_byte(LoweringBuilder &b) {
     return int32_rows(b, "iq_nibbles_by_byte", 256, 2, [](int r) {
         return std::vector<int32_t>{r & 15, r >> 4};
     });
 }
 
 // Scale factors 0.5 + w by 4-bit w (exact).
-Value half_plus_w(Builder &b) {
+Value half_plus_w(LoweringBuilder &b) {
     std::vector<float> v;
     for (int w = 0; w < 16; ++w) v.push_back(0.5f + float(w));
     return float_table(b, "iq_half_plus_w", {16}, v);
@@ -140,7 +140,7 @@ Value half_plus_w(Builder &b) {
 
 // Two 4-bit scales per byte (low nibble, high nibble) as f(nibble), [256, 2] FLOAT.
 template <class F>
-Value nibble_scales(Builder &b, const std::string &name, F f) {
+Value nibble_scales(LoweringBuilder &b, const std::string &name, F f) {
     return float_rows(b, name, 256, 2, [&](int r) {
         return std::vector<float>{f(r & 15), f(r >> 4)};
     });
@@ -148,7 +148,7 @@ Value nibble_scales(Builder &b, const std::string &name, F f) {
 
 // iq2_xs / iq2_s: db = (d * (0.5 + w)) * 0.25 for the 8 scale bytes at `offset`: [nb, 16], two per
 // sub-block (groups 0, 1 take the low nibble, groups 2, 3 the high).
-Value iq2_pair_scales(Builder &b, const Value &blocks, size_t d_offset, size_t offset) {
+Value iq2_pair_scales(LoweringBuilder &b, const Value &blocks, size_t d_offset, size_t offset) {
     const Value table =
         nibble_scales(b, "iq2_half_plus_w_pairs", [](int w) { return 0.5f + float(w); });
     const Value w = b.gather(table, as_index(b, b.bytes(blocks, offset, size_t(kSubBlocks))));
@@ -159,7 +159,7 @@ Value iq2_pair_scales(Builder &b, const Value &blocks, size_t d_offset, size_t o
 // The magnitudes of every entry of an iq2 (uint64, 8 elements) or iq3 (uint32, 4) grid, [entries,
 // elements] FLOAT.
 template <class Entry, size_t N>
-Value grid_table(Builder &b, const std::string &name, const Entry (&grid)[N]) {
+Value grid_table(LoweringBuilder &b, const std::string &name, const Entry (&grid)[N]) {
     constexpr int64_t kWidth = sizeof(Entry);
     return float_rows(b, name, int64_t(N), kWidth, [&](int r) {
         std::vector<float> row;
@@ -169,21 +169,21 @@ Value grid_table(Builder &b, const std::string &name, const Entry (&grid)[N]) {
 }
 
 // Sign rows by sign byte: [256, 8] FLOAT.
-Value sign_rows_by_byte(Builder &b) {
+Value sign_rows_by_byte(LoweringBuilder &b) {
     return float_rows(b, "iq_sign_rows_by_byte", 256, kGroupSize,
                       [](int r) { return signs_of(unsigned(r)); });
 }
 
 // values * scale, the block's 256 values (any shape) in `count` runs sharing a scale: scales
 // [nb, count].
-Value scaled(Builder &b, const Value &values, const Value &scales, int64_t count) {
+Value scaled(LoweringBuilder &b, const Value &values, const Value &scales, int64_t count) {
     return b.mul(b.reshape(values, {-1, count, kBlockElements / count}),
                  b.reshape(scales, {-1, count, 1}));
 }
 
 // iq3_xxs: row 16 * i + n holds grid entry i's 4 values, element k negated where bit k of n is
 // set.
-Value iq3xxs_signed_entries(Builder &b) {
+Value iq3xxs_signed_entries(LoweringBuilder &b) {
     return float_rows(b, "iq3xxs_signed_entries", count_of(cb::iq3xxs_grid) * 16, kEntrySize,
                       [](int r) {
                           std::vector<float> row;
@@ -197,7 +197,7 @@ Value iq3xxs_signed_entries(Builder &b) {
 // iq1: row index | s << 11 holds grid entry `index`'s 8 values plus the shift: +iq1_delta for s =
 // 0, -iq1_delta for s = 1 (exact sums). [4096, 8] FLOAT, shared by iq1_s and iq1_m.
 constexpr int64_t kIq1Entries = count_of(cb::iq1s_grid);
-Value iq1_shifted_rows(Builder &b) {
+Value iq1_shifted_rows(LoweringBuilder &b) {
     return float_rows(b, "iq1_shifted_rows", 2 * kIq1Entries, kGroupSize, [](int r) {
         const float delta = r >= kIq1Entries ? -cb::iq1_delta : cb::iq1_delta;
         std::vector<float> row;
@@ -208,7 +208,7 @@ Value iq1_shifted_rows(Builder &b) {
 }
 
 // Sub-block ib: 4 grid index bytes, then the u32 aux (4 sign indices, w).
-Value lower_iq2_xxs(Builder &b, const Value &blocks) {
+Value lower_iq2_xxs(LoweringBuilder &b, const Value &blocks) {
     using B = BlockIq2_XXS;
     const Value qs =
         b.reshape(b.bytes(blocks, offsetof(B, qs), sizeof(B::qs)), {-1, kSubBlocks, 2 * kGroups});
@@ -224,7 +224,7 @@ Value lower_iq2_xxs(Builder &b, const Value &blocks) {
 }
 
 // Group g: u16 code, grid index bits 0..8, sign index bits 9..15 (the high byte >> 1).
-Value lower_iq2_xs(Builder &b, const Value &blocks) {
+Value lower_iq2_xs(LoweringBuilder &b, const Value &blocks) {
     using B = BlockIq2_XS;
     const std::vector<Value> code =
         columns(b, b.bytes(blocks, offsetof(B, qs), sizeof(B::qs)), {-1, kBlockGroups, 2}, kU8);
@@ -239,7 +239,7 @@ Value lower_iq2_xs(Builder &b, const Value &blocks) {
 }
 
 // Group g: index qs[g] | ((qh[ib] >> 2l) & 3) << 8, sign byte qs[32 + g].
-Value lower_iq2_s(Builder &b, const Value &blocks) {
+Value lower_iq2_s(LoweringBuilder &b, const Value &blocks) {
     using B = BlockIq2_S;
     const Value high_table = int32_rows(b, "iq2s_index_high", 256, kGroups, [](int q) {
         std::vector<int32_t> row;
@@ -259,7 +259,7 @@ Value lower_iq2_s(Builder &b, const Value &blocks) {
 }
 
 // Entry k = qs[k] (group g: entries 2g, 2g+1); sub-block ib's u32 aux as iq2_xxs.
-Value lower_iq3_xxs(Builder &b, const Value &blocks) {
+Value lower_iq3_xxs(LoweringBuilder &b, const Value &blocks) {
     using B = BlockIq3_XXS;
     Value w;
     const Value keys = aux_sign_keys(b, b.bytes(blocks, offsetof(B, aux), sizeof(B::aux)), w);
@@ -277,7 +277,7 @@ Value lower_iq3_xxs(Builder &b, const Value &blocks) {
 }
 
 // Entry k = qs[k] | (bit k % 8 of qh[k / 8]) << 8; sign byte per group; 4-bit w per sub-block.
-Value lower_iq3_s(Builder &b, const Value &blocks) {
+Value lower_iq3_s(LoweringBuilder &b, const Value &blocks) {
     using B = BlockIq3_S;
     constexpr int64_t kEntries = 2 * kGroups;  // per sub-block
     const Value high_table = int32_rows(b, "iq3s_index_high", 256, kEntries, [](int q) {
@@ -304,7 +304,7 @@ Value lower_iq3_s(Builder &b, const Value &blocks) {
 
 // Sub-block ib: u16 h, index bits 8..10 of group l at bits 3l, w at 12..14, shift sign bit 15.
 // Keys index | sign << 11 are qs[g] plus per-byte contributions of h's low and high bytes.
-Value lower_iq1_s(Builder &b, const Value &blocks) {
+Value lower_iq1_s(LoweringBuilder &b, const Value &blocks) {
     using B = BlockIq1_S;
     const Value low_keys = int32_rows(b, "iq1s_keys_by_low_byte", 256, kGroups, [](int r) {
         return std::vector<int32_t>{(r & 7) << 8, ((r >> 3) & 7) << 8, (r >> 6) << 8, 0};
@@ -332,7 +332,7 @@ Value lower_iq1_s(Builder &b, const Value &blocks) {
 // Group g: index qs[g] | (nibble & 7) << 8 and shift sign nibble >> 3, the nibble of qh[g / 2]
 // (low for even g): the key is qs[g] + nibble << 8. The four u16 scale words hold 3-bit w at bits
 // 0, 3 (sub-block 2m) and 6, 9 (2m + 1), and d's nibbles in bits 12..15.
-Value lower_iq1_m(Builder &b, const Value &blocks) {
+Value lower_iq1_m(LoweringBuilder &b, const Value &blocks) {
     using B = BlockIq1_M;
     constexpr int64_t kWords = sizeof(B::scales) / 2;
     const Value nibble_keys = int32_rows(b, "iq1m_keys_by_qh", 256, 2, [](int q) {
@@ -373,7 +373,7 @@ Value lower_iq1_m(Builder &b, const Value &blocks) {
 }
 
 // The code-book values of rows of 16 code bytes, [rows, 2, 8, 2] in element order.
-Value iq4_values(Builder &b, const Value &codes) {
+Value iq4_values(LoweringBuilder &b, const Value &codes) {
     static constexpr float kBook[16] = {
         cb::kvalues_iq4nl[0],  cb::kvalues_iq4nl[1],  cb::kvalues_iq4nl[2],  cb::kvalues_iq4nl[3],
         cb::kvalues_iq4nl[4],  cb::kvalues_iq4nl[5],  cb::kvalues_iq4nl[6],  cb::kvalues_iq4nl[7],
@@ -383,7 +383,7 @@ Value iq4_values(Builder &b, const Value &codes) {
                               "iq4nl_values_by_nibble_pair", kBook);
 }
 
-Value lower_iq4_nl(Builder &b, const Value &blocks) {
+Value lower_iq4_nl(LoweringBuilder &b, const Value &blocks) {
     using B = BlockIq4_NL;
     const Value q = iq4_values(b, b.bytes(blocks, offsetof(B, qs), sizeof(B::qs)));
     return b.mul(b.reshape(q, {-1, 2 * int64_t(sizeof(B::qs))}),
@@ -392,7 +392,7 @@ Value lower_iq4_nl(Builder &b, const Value &blocks) {
 
 // ls = the nibble of scales_l[ib / 2] (low for even ib) | bits 2ib..2ib+1 of scales_h << 4;
 // dl = d * (ls - 32).
-Value lower_iq4_xs(Builder &b, const Value &blocks) {
+Value lower_iq4_xs(LoweringBuilder &b, const Value &blocks) {
     using B = BlockIq4_XS;
     static_assert(sizeof(B::qs) == kSubBlocks * sizeof(BlockIq4_NL::qs));
     const Value q = iq4_values(b, b.bytes(blocks, offsetof(B, qs), sizeof(B::qs)));

@@ -27,14 +27,14 @@ using formats::BlockQ8_1;
 
 // The 32 4-bit codes of a block's qs: [nb, 32] UINT8.
 template <class Block>
-Value nibble_codes(Builder &b, const Value &blocks) {
+Value nibble_codes(LoweringBuilder &b, const Value &blocks) {
     return nibbles(b, b.bytes(blocks, offsetof(Block, qs), sizeof(Block::qs)), 1);
 }
 
 // The 5-bit codes of q5_0 and q5_1, [nb, 32] UINT8: the nibble plus bit_j(qh) << 4 (bits 0-3 and
 // 4, so no carry), the latter by a lookup of each qh byte in a [256, 8] table.
 template <class Block>
-Value five_bit_codes(Builder &b, const Value &blocks) {
+Value five_bit_codes(LoweringBuilder &b, const Value &blocks) {
     static_assert(sizeof(Block::qh) * 8 == sizeof(Block::qs) * 2);
     const Value table = b.table("q5_fifth_bits", DataType::uint8, {256, 8}, [] {
         std::string v(256 * 8, '\0');
@@ -50,58 +50,58 @@ Value five_bit_codes(Builder &b, const Value &blocks) {
 
 // (q - offset) * d for UINT8 codes q below 128: the difference formed in INT8, then one Cast and
 // one Mul.
-Value centered_times(Builder &b, const Value &codes, unsigned offset, const Value &d) {
+Value centered_times(LoweringBuilder &b, const Value &codes, unsigned offset, const Value &d) {
     const Value q = b.sub(b.cast(codes, DataType::int8), b.scalar(DataType::int8, offset));
     return b.mul(b.cast(q, DataType::float32), d);
 }
 
 // q * d + m for UINT8 codes q: two roundings, one Mul and one Add.
-Value times_plus(Builder &b, const Value &codes, const Value &d, const Value &m) {
+Value times_plus(LoweringBuilder &b, const Value &codes, const Value &d, const Value &m) {
     return b.add(b.mul(b.cast(codes, DataType::float32), d), m);
 }
 
 // qs[j] * d for the int8 codes of q8_0 and q8_1: the bytes as INT8 (Cast from UINT8 wraps modulo
 // 256, which is the two's complement reading), then FLOAT.
 template <class Block>
-Value int8_times_d(Builder &b, const Value &blocks) {
+Value int8_times_d(LoweringBuilder &b, const Value &blocks) {
     const Value d = f16_field(b, blocks, offsetof(Block, d));
     const Value qs = b.bytes(blocks, offsetof(Block, qs), sizeof(Block::qs));
     return b.mul(b.cast(b.cast(qs, DataType::int8), DataType::float32), d);
 }
 
 // y[j] = ((qs[j] & 15) - 8) * d, y[j + 16] = ((qs[j] >> 4) - 8) * d.
-Value lower_q4_0(Builder &b, const Value &blocks) {
+Value lower_q4_0(LoweringBuilder &b, const Value &blocks) {
     const Value d = f16_field(b, blocks, offsetof(BlockQ4_0, d));
     return centered_times(b, nibble_codes<BlockQ4_0>(b, blocks), 8, d);
 }
 
 // y[j] = (qs[j] & 15) * d + m, y[j + 16] = (qs[j] >> 4) * d + m.
-Value lower_q4_1(Builder &b, const Value &blocks) {
+Value lower_q4_1(LoweringBuilder &b, const Value &blocks) {
     const Value d = f16_field(b, blocks, offsetof(BlockQ4_1, d));
     const Value m = f16_field(b, blocks, offsetof(BlockQ4_1, m));
     return times_plus(b, nibble_codes<BlockQ4_1>(b, blocks), d, m);
 }
 
 // y[j] = ((nibble_j | bit_j(qh) << 4) - 16) * d.
-Value lower_q5_0(Builder &b, const Value &blocks) {
+Value lower_q5_0(LoweringBuilder &b, const Value &blocks) {
     const Value d = f16_field(b, blocks, offsetof(BlockQ5_0, d));
     return centered_times(b, five_bit_codes<BlockQ5_0>(b, blocks), 16, d);
 }
 
 // y[j] = (nibble_j | bit_j(qh) << 4) * d + m.
-Value lower_q5_1(Builder &b, const Value &blocks) {
+Value lower_q5_1(LoweringBuilder &b, const Value &blocks) {
     const Value d = f16_field(b, blocks, offsetof(BlockQ5_1, d));
     const Value m = f16_field(b, blocks, offsetof(BlockQ5_1, m));
     return times_plus(b, five_bit_codes<BlockQ5_1>(b, blocks), d, m);
 }
 
 // y[j] = qs[j] * d.
-Value lower_q8_0(Builder &b, const Value &blocks) {
+Value lower_q8_0(LoweringBuilder &b, const Value &blocks) {
     return int8_times_d<BlockQ8_0>(b, blocks);
 }
 
 // y[j] = qs[j] * d; s is not read.
-Value lower_q8_1(Builder &b, const Value &blocks) {
+Value lower_q8_1(LoweringBuilder &b, const Value &blocks) {
     return int8_times_d<BlockQ8_1>(b, blocks);
 }
 

@@ -19,7 +19,7 @@ using formats::BlockQ2_0;
 // table[byte][k] = value(k-th kBits-bit field of the byte, lowest first), a [256, 8 / kBits]
 // FLOAT table; then table[qs] * d for every block, [nb, elements].
 template <class Block, unsigned kBits>
-Value bytes_table_times_d(Builder &b, const Value &blocks, const char *name,
+Value bytes_table_times_d(LoweringBuilder &b, const Value &blocks, const char *name,
                           float (*value)(unsigned code)) {
     constexpr size_t per_byte = 8 / kBits;
     static_assert(sizeof(Block::qs) * per_byte == formats::kBlockElements<Block>);
@@ -37,13 +37,13 @@ Value bytes_table_times_d(Builder &b, const Value &blocks, const char *name,
 
 // y[j] = d if bit j is set, else -d: a multiplication by +1 or -1, which is the sign flip for
 // every d but NaN (any NaN is as good as any other).
-Value lower_q1_0(Builder &b, const Value &blocks) {
+Value lower_q1_0(LoweringBuilder &b, const Value &blocks) {
     return bytes_table_times_d<BlockQ1_0, 1>(b, blocks, "q1_0_signs",
                                              [](unsigned bit) { return bit ? 1.0f : -1.0f; });
 }
 
 // y[j] = (c - 1) * d for the 2-bit code c of element j.
-Value lower_q2_0(Builder &b, const Value &blocks) {
+Value lower_q2_0(LoweringBuilder &b, const Value &blocks) {
     return bytes_table_times_d<BlockQ2_0, 2>(b, blocks, "q2_0_codes",
                                              [](unsigned c) { return float(int(c) - 1); });
 }

@@ -16,7 +16,7 @@ constexpr unsigned kQhDigits = 4;   // per qh byte
 
 // (t - 1) * d for UINT8 codes t (0-3) of any shape and d broadcast to them: t - 1 in INT8, then
 // one Cast and one Mul.
-Value ternary_times(Builder &b, const Value &codes, const Value &d) {
+Value ternary_times(LoweringBuilder &b, const Value &codes, const Value &d) {
     const Value t = b.sub(b.cast(codes, DataType::int8), b.scalar(DataType::int8, 1));
     return b.mul(b.cast(t, DataType::float32), d);
 }
@@ -25,7 +25,7 @@ Value ternary_times(Builder &b, const Value &codes, const Value &d) {
 // for t >= 86 (3 * 85 < 256 <= 3 * 86) plus 1 for t >= 171 (3 * 170 < 512 <= 3 * 171). Each step
 // is a UINT8 Min, Sub or Add, exact: a = max(t - 85, 0) = t - min(t, 85), then
 // digit = min(a, 1) + min(max(a - 85, 0), 1).
-Value tq1_digit(Builder &b, const Value &t) {
+Value tq1_digit(LoweringBuilder &b, const Value &t) {
     const DataType u8 = DataType::uint8;
     auto min = [&](const Value &x, int v) { return b.op("Min", {x, b.scalar(u8, v)}); };
     auto above_85 = [&](const Value &x) { return b.sub(x, min(x, 85)); };
@@ -36,8 +36,8 @@ Value tq1_digit(Builder &b, const Value &t) {
 // t = (x * 3^n) mod 256 for the `count` bytes x at `offset`, n = 0 .. digits - 1: one [nb, count]
 // UINT8 tensor per n. UINT8 products wrap modulo 256, which is the 8-bit product formats/SPEC.md
 // defines; t for n + 1 is 3 times t for n.
-std::vector<Value> tq1_products(Builder &b, const Value &blocks, size_t offset, size_t count,
-                                unsigned digits) {
+std::vector<Value> tq1_products(LoweringBuilder &b, const Value &blocks, size_t offset,
+                                size_t count, unsigned digits) {
     std::vector<Value> t{b.bytes(blocks, offset, count)};
     while (t.size() < digits) t.push_back(b.mul(t.back(), b.scalar(DataType::uint8, 3)));
     return t;
@@ -48,7 +48,7 @@ std::vector<Value> tq1_products(Builder &b, const Value &blocks, size_t offset, 
 // The products come digit-major, so one Concat puts them in element order. (Measured in
 // onnxruntime: faster than a lookup of each byte in a [256, 5] table of digits and three
 // Transposes to element order, ~123 against ~139 ms for 16M elements on one thread.)
-Value lower_tq1_0(Builder &b, const Value &blocks) {
+Value lower_tq1_0(LoweringBuilder &b, const Value &blocks) {
     constexpr size_t kQs = offsetof(BlockTq1_0, qs), kQh = offsetof(BlockTq1_0, qh);
     constexpr size_t kWide = 32;  // the qs bytes whose digits are 32 elements apart
     constexpr size_t kNarrow = sizeof(BlockTq1_0::qs) - kWide;
@@ -64,7 +64,7 @@ Value lower_tq1_0(Builder &b, const Value &blocks) {
 }
 
 // Element 128h + 32j + m has code t = (qs[32h + m] >> 2j) & 3; y = (t - 1) * d.
-Value lower_tq2_0(Builder &b, const Value &blocks) {
+Value lower_tq2_0(LoweringBuilder &b, const Value &blocks) {
     constexpr int64_t kHalves = 2, kRun = sizeof(BlockTq2_0::qs) / kHalves;
     const Value qs = b.reshape(b.bytes(blocks, offsetof(BlockTq2_0, qs), sizeof(BlockTq2_0::qs)),
                                {-1, kHalves, 1, kRun});

@@ -74,7 +74,7 @@ Report lower_graph(onnx::GraphProto &graph, int64_t from_opset, int opset,
                 throw Error(fmt::format("{} needs opset 29, but the model imports opset {}",
                                         node.op_type(), from_opset));
             if (node.op_type() == "DequantizePacked") {
-                detail::Builder b(sink, opset, owner);
+                detail::LoweringBuilder b(sink, opset, owner);
                 detail::lower_dequantize_packed(b, node);
                 ++sink.report.dequantize_packed;
             } else if (node.op_type() == "Unpack") {
@@ -87,7 +87,7 @@ Report lower_graph(onnx::GraphProto &graph, int64_t from_opset, int opset,
                                     node.input(0)));
                 const std::optional<DataType> x_type = dtype_from_onnx(it->second.elem_type);
                 if (!x_type) throw Error("input X has an unknown element type");
-                detail::Builder b(sink, opset, owner);
+                detail::LoweringBuilder b(sink, opset, owner);
                 detail::lower_unpack(
                     b, node, *x_type,
                     it->second.rank >= 0 ? std::optional<int64_t>(it->second.rank) : std::nullopt);

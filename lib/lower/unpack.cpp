@@ -25,7 +25,7 @@ struct Rows {
 };
 
 // Per-code values of shape [count] reshaped to broadcast along the axis: [count, 1, ..., 1].
-Value along_axis(Builder &b, const Rows &r, const Value &v) {
+Value along_axis(LoweringBuilder &b, const Rows &r, const Value &v) {
     if (r.trailing == 0) return v;
     std::vector<int64_t> shape(size_t(r.trailing) + 1, 1);
     shape[0] = -1;
@@ -33,7 +33,7 @@ Value along_axis(Builder &b, const Rows &r, const Value &v) {
 }
 
 // `width` (<= 8) bits from bit positions `pos` ([count], INT64) of every row, as INT64 codes.
-Value read_bits(Builder &b, const Rows &r, const Value &pos, unsigned width) {
+Value read_bits(LoweringBuilder &b, const Rows &r, const Value &pos, unsigned width) {
     const Value wb = b.scalar(kI64, r.word_bits);
     const Value word = b.div(pos, wb);
     const Value offset = b.sub(pos, b.mul(word, wb));
@@ -56,7 +56,7 @@ Value read_bits(Builder &b, const Rows &r, const Value &pos, unsigned width) {
 
 }  // namespace
 
-void lower_unpack(Builder &b, const onnx::NodeProto &node, DataType x_type,
+void lower_unpack(LoweringBuilder &b, const onnx::NodeProto &node, DataType x_type,
                   std::optional<int64_t> x_rank) {
     std::optional<int64_t> bits, radix, group_size;
     int64_t axis = -1;
@@ -127,7 +127,7 @@ void lower_unpack(Builder &b, const onnx::NodeProto &node, DataType x_type,
         code = b.op("Mod", {scaled, b.scalar(kI64, u.radix)});
     }
     b.op_into(node.output(0), "Cast", {code},
-              {Builder::attr("to", int64_t(onnx_number(DataType::uint8)))});
+              {LoweringBuilder::attr("to", int64_t(onnx_number(DataType::uint8)))});
 }
 
 }  // namespace gguftool::lower::detail

@@ -33,7 +33,7 @@ namespace {
 namespace rt = gguftool::runtime;
 using test::run_gguftool;
 using test::RunResult;
-using test::TempDir;
+using testkit::TempDir;
 
 std::string env(const char *name) {
     const char *v = std::getenv(name);
@@ -99,9 +99,9 @@ TEST(Ascend, EveryNodeTestPassesExactly) {
     rt::RunOptions o;
     o.backend = "ascend";
     size_t ran = 0, refused = 0;
-    for (const test::NodeTestRoot &root : test::present_node_test_roots()) {
+    for (const testkit::NodeTestRoot &root : testkit::present_node_test_roots()) {
         for (const rt::NodeTestResult &r : rt::run_node_tests(root.dir.string(), true, o)) {
-            if (test::is_decoder_operator_test(r.name)) {
+            if (testkit::is_decoder_operator_test(r.name)) {
                 // CPU-only operators: placed on the CPU fallback, and exact there.
                 EXPECT_TRUE(r.passed) << root.name << "/" << r.name << ": " << r.message;
                 ++refused;
@@ -111,7 +111,7 @@ TEST(Ascend, EveryNodeTestPassesExactly) {
             ++ran;
         }
     }
-    EXPECT_GE(ran + refused, test::kRepositoryNodeTests.min_tests);
+    EXPECT_GE(ran + refused, testkit::kRepositoryNodeTests.min_tests);
     EXPECT_GE(ran, 24u);
 }
 
@@ -164,7 +164,7 @@ TEST(Ascend, EveryFormatAndOutputTypeMatchesTheCpuBackend) {
 // values).
 testkit::FormatCase random_case(GgmlType t) {
     const size_t n = 2 * 1024;
-    return {type_name(t), t, {2, 1024}, testdata::random_bytes(*row_bytes(t, n), 5), {}};
+    return {type_name(t), t, {2, 1024}, testkit::random_bytes(*row_bytes(t, n), 5), {}};
 }
 
 // A one-node model on graph inputs, built in memory.
@@ -329,7 +329,7 @@ TEST(Ascend, DeviceCallsPerFormat) {
     o.backend = "ascend";
     o.profile = true;
     std::cout << "format    calls  aicpu  (" << kSoc << ", " << (k85 ? "8.5" : "8.1") << ")\n";
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         const testkit::FormatCase c = random_case(t);
         const size_t before = [&] {
             std::ifstream f(log);
@@ -554,14 +554,14 @@ TEST(Ascend, SampleRunsAndVerifiesOnTheDevice) {
     SKIP_WITHOUT_EMULATION();
     TempDir dir;
     const std::string onnx = dir.file("sample.onnx");
-    ASSERT_EQ(run_gguftool({"to-onnx", test::kSample, onnx}).status, 0);
+    ASSERT_EQ(run_gguftool({"to-onnx", testkit::kSample, onnx}).status, 0);
     const RunResult run =
-        run_gguftool({"run", onnx, "--backend", "ascend", "--compare", test::kSample});
+        run_gguftool({"run", onnx, "--backend", "ascend", "--compare", testkit::kSample});
     EXPECT_EQ(run.status, 0) << run.out << run.err;
     EXPECT_NE(run.out.find(" 0 differ"), std::string::npos) << run.out;
     EXPECT_NE(run.err.find("emulation"), std::string::npos) << run.err;
     const RunResult verify =
-        run_gguftool({"verify", test::kSample, "--onnx", onnx, "--backend", "ascend"});
+        run_gguftool({"verify", testkit::kSample, "--onnx", onnx, "--backend", "ascend"});
     EXPECT_EQ(verify.status, 0) << verify.out << verify.err;
 }
 
@@ -581,7 +581,7 @@ TEST(Ascend, ADeviceThatIsNotThereIsAnError) {
 TEST(Ascend, WithoutCannTheBackendSaysWhatItLookedFor) {
     TempDir dir;
     const std::string onnx = dir.file("sample.onnx");
-    ASSERT_EQ(run_gguftool({"to-onnx", test::kSample, onnx}).status, 0);
+    ASSERT_EQ(run_gguftool({"to-onnx", testkit::kSample, onnx}).status, 0);
     const std::string missing = dir.file("no-cann-here");
     const RunResult r = testkit::run({"/usr/bin/env", "-u", "ASCEND_HOME_PATH", "-u",
                                       "ASCEND_TOOLKIT_HOME", "GGUFTOOL_CANN_LIB_DIR=" + missing,

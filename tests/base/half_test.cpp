@@ -27,7 +27,7 @@ static_assert(i64_to_double_odd(int64_t(1) << 60 | 1) != double(int64_t(1) << 60
 
 template <class Fn>
 Fn llama_fn(const char *name) {
-    const reference::Ggml *g = test::ggml();
+    const reference::Ggml *g = testkit::ggml();
     if (!g) return nullptr;
     return reinterpret_cast<Fn>(dlsym(g->handle, name));
 }

@@ -12,8 +12,8 @@ namespace gguftool {
 namespace {
 
 TEST(MappedFile, HoldsTheFilesBytes) {
-    test::TempDir dir;
-    test::write_file(dir.file("f"), {1, 2, 3, 250});
+    testkit::TempDir dir;
+    testkit::write_file(dir.file("f"), {1, 2, 3, 250});
     const MappedFile m(dir.file("f"));
     ASSERT_EQ(m.size(), 4u);
     EXPECT_EQ(std::vector<uint8_t>(m.bytes().begin(), m.bytes().end()),
@@ -22,8 +22,8 @@ TEST(MappedFile, HoldsTheFilesBytes) {
 }
 
 TEST(MappedFile, SharedMappingOutlivesTheFile) {
-    test::TempDir dir;
-    test::write_file(dir.file("f"), {9, 8});
+    testkit::TempDir dir;
+    testkit::write_file(dir.file("f"), {9, 8});
     const std::shared_ptr<const MappedFile> m = MappedFile::open(dir.file("f"));
     std::filesystem::remove(dir.file("f"));
     ASSERT_EQ(m->size(), 2u);
@@ -32,8 +32,8 @@ TEST(MappedFile, SharedMappingOutlivesTheFile) {
 }
 
 TEST(MappedFile, EmptyFileHasNoBytes) {
-    test::TempDir dir;
-    test::write_file(dir.file("empty"), {});
+    testkit::TempDir dir;
+    testkit::write_file(dir.file("empty"), "");
     const MappedFile m(dir.file("empty"));
     EXPECT_EQ(m.size(), 0u);
     EXPECT_TRUE(m.bytes().empty());
@@ -51,7 +51,7 @@ std::string open_error(const std::string &path) {
 }
 
 TEST(MappedFile, ErrorsNameThePathAndTheCause) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     EXPECT_EQ(open_error(dir.file("absent")), "cannot open: No such file or directory");
     EXPECT_EQ(open_error(dir.path()), "not a regular file");
 }

@@ -23,10 +23,15 @@
 #include "gguftool/error.hpp"
 #include "signal_test_support.hpp"
 
-namespace gguftool::test {
+namespace gguftool {
 namespace {
 
 namespace fs = std::filesystem;
+using testkit::DefaultDispositions;
+using testkit::install_cleanup_handler;
+using testkit::read_file;
+using testkit::TempDir;
+using testkit::write_file;
 
 std::vector<std::string> files_in(const std::string &dir) {
     std::vector<std::string> names;
@@ -417,4 +422,4 @@ TEST(RefuseToWriteOver, TheSameFileUnderAnyName) {
 }
 
 }  // namespace
-}  // namespace gguftool::test
+}  // namespace gguftool

@@ -34,6 +34,7 @@ constexpr rlim_t kMemoryLimit = rlim_t{1} << 30;  // the child's memory: 1 GiB
 constexpr auto kTimeout = std::chrono::seconds(20);
 
 using Limited = testkit::ProcessResult;
+using testkit::read_file;
 
 // Runs the CLI with `args` in a child limited to kMemoryLimit of memory, killed after kTimeout.
 Limited run_limited(const std::vector<std::string> &args) {
@@ -140,7 +141,7 @@ TEST_P(BrokenCorpus, GivesTheExpectedErrorInEveryCommand) {
         if (GGUFTOOL_TEST_SANITIZED) return;
     }
 
-    const test::TempDir out;
+    const testkit::TempDir out;
     const Limited r = run_limited({"to-onnx", path, out.file("model.onnx")});
     ASSERT_FALSE(r.timed_out) << "to-onnx: " << describe(r);
     EXPECT_EQ(r.signal, 0) << describe(r);
@@ -154,12 +155,12 @@ TEST_P(BrokenCorpus, GivesTheExpectedErrorInEveryCommand) {
 // checked here, so the list of differences stays true.
 TEST_P(BrokenCorpus, LlamaCppAgrees) {
     const Expected &e = GetParam();
-    ASSERT_NE(test::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    ASSERT_NE(testkit::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
     const std::string path = (kBroken / e.file).string();
     if (e.llama_rejects)
-        EXPECT_TRUE(test::llama_rejects(path)) << "llama.cpp accepts " << e.file;
+        EXPECT_TRUE(testkit::llama_rejects(path)) << "llama.cpp accepts " << e.file;
     else
-        EXPECT_FALSE(test::llama_rejects(path))
+        EXPECT_FALSE(testkit::llama_rejects(path))
             << "llama.cpp now rejects " << e.file << ": mark it 'rejects' in the corpus";
 }
 
@@ -201,12 +202,12 @@ TEST_P(ValidEdge, OpensInEveryCommandAndInLlamaCpp) {
     EXPECT_EQ(json.status, 0) << describe(json);
     EXPECT_EQ(json.err, "");
     EXPECT_TRUE(nlohmann::json::accept(json.out)) << json.out;
-    const test::TempDir out;
+    const testkit::TempDir out;
     const Limited onnx = run_limited({"to-onnx", "--quiet", path, out.file("model.onnx")});
     EXPECT_EQ(onnx.status, 0) << describe(onnx);
     EXPECT_TRUE(fs::exists(out.file("model.onnx")));
 
-    test::expect_same_as_llama(path, *gguf::File::open(path));
+    testkit::expect_same_as_llama(path, *gguf::File::open(path));
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, ValidEdge, ::testing::ValuesIn(gguf_files(kValidEdge)),
@@ -223,11 +224,6 @@ TEST(ValidEdgeCorpus, HasTheRequiredCases) {
 
 // --- the corpus is what the generator writes ---
 
-std::vector<uint8_t> bytes_of(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::vector<std::string> all_files(const fs::path &dir) {
     std::vector<std::string> names;
     for (const auto &e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -236,8 +232,8 @@ std::vector<std::string> all_files(const fs::path &dir) {
 }
 
 TEST(BrokenCorpusGenerator, ReproducesTheCommittedFilesByteForByte) {
-    const test::TempDir tmp;
-    corpus::write_corpus(tmp.path());
+    const testkit::TempDir tmp;
+    testkit::write_corpus(tmp.path());
     for (const char *sub : {"broken", "valid-edge"}) {
         const fs::path fresh = fs::path(tmp.path()) / sub, committed = kTestdata / sub;
         ASSERT_TRUE(fs::is_directory(committed)) << committed;
@@ -248,7 +244,7 @@ TEST(BrokenCorpusGenerator, ReproducesTheCommittedFilesByteForByte) {
             << "\nnot written by the generator:" << names_only_in(have, names)
             << "\nregenerate with: make_broken_files " << kTestdata.string();
         for (const std::string &name : names)
-            EXPECT_TRUE(bytes_of(fresh / name) == bytes_of(committed / name))
+            EXPECT_TRUE(read_file(fresh / name) == read_file(committed / name))
                 << sub << "/" << name
                 << " differs from what tests/support/broken_corpus.hpp builds";
     }

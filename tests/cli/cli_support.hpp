@@ -27,12 +27,26 @@
 
 namespace gguftool::test {
 
-inline const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
-
 using RunResult = testkit::ProcessResult;
 using Spawned = testkit::Child;
+// The test kit's names this room uses unqualified.
 using testkit::dir_entries;
+using testkit::filler;
 using testkit::finish;
+using testkit::ggml;
+using testkit::kSample;
+using testkit::llama;
+using testkit::llama_decode;
+using testkit::llama_rejects;
+using testkit::llama_tensor_ne;
+using testkit::LlamaGguf;
+using testkit::LlamaTensor;
+using testkit::patch_file;
+using testkit::read_file;
+using testkit::resize_file;
+using testkit::TempDir;
+using testkit::write_file;
+using testkit::write_with_llama;
 
 // The built CLI started in a child process, optionally under a file size limit (RLIMIT_FSIZE,
 // SIGXFSZ left to the program), for tests that act on it while it runs; finish() collects it.
@@ -102,14 +116,6 @@ inline std::vector<float> test_weights(size_t n, uint32_t seed, float scale = 1.
     return v;
 }
 
-// A tensor to write with llama.cpp's writer: its bytes are already in `type`'s format.
-struct LlamaTensor {
-    std::string name;
-    GgmlType type;
-    std::vector<int64_t> ne;
-    std::vector<uint8_t> bytes;
-};
-
 // The bytes of `values` quantized by llama.cpp (ggml_quantize_chunk, with an importance matrix
 // for the types that need one), as rows of ne0 values.
 inline std::vector<uint8_t> llama_quantize(GgmlType type, const std::vector<float> &values,
@@ -120,30 +126,6 @@ inline std::vector<uint8_t> llama_quantize(GgmlType type, const std::vector<floa
     return testkit::quantize_rows(
         g, type, values, size_t(ne0),
         testkit::requires_imatrix(g, type) ? imatrix : std::vector<float>{});
-}
-
-// Writes `tensors` (and whatever `add_metadata` sets) with gguf_write_to_file.
-template <class AddMetadata>
-void write_with_llama(const std::string &path, const std::vector<LlamaTensor> &tensors,
-                      AddMetadata &&add_metadata) {
-    const reference::Ggml &g = *ggml();
-    reference::gguf_context *ctx = g.gguf_init_empty();
-    add_metadata(g, ctx);
-    void *gctx = g.ggml_init({size_t(1) << 22, nullptr, true});
-    for (const LlamaTensor &t : tensors) {
-        void *tensor = g.ggml_new_tensor(gctx, int(t.type), int(t.ne.size()), t.ne.data());
-        g.ggml_set_name(tensor, t.name.c_str());
-        g.gguf_add_tensor(ctx, tensor);
-        g.gguf_set_tensor_data(ctx, t.name.c_str(), t.bytes.data());
-    }
-    const bool ok = g.gguf_write_to_file(ctx, path.c_str(), false);
-    g.gguf_free(ctx);
-    g.ggml_free(gctx);
-    ASSERT_TRUE(ok) << "llama.cpp could not write " << path;
-}
-
-inline void write_with_llama(const std::string &path, const std::vector<LlamaTensor> &tensors) {
-    write_with_llama(path, tensors, [](const reference::Ggml &, reference::gguf_context *) {});
 }
 
 // What llama.cpp's reader reports about one tensor, and its bytes read from the file.
@@ -175,14 +157,6 @@ inline std::vector<LlamaTensorView> llama_tensors(const std::string &path) {
         out.push_back(std::move(t));
     }
     return out;
-}
-
-// llama.cpp's dequantize_row_<type> of a whole tensor (f32 is copied; f16/bf16/quantized types go
-// through llama.cpp). Empty when llama.cpp has no decoder for the type.
-inline std::vector<float> llama_decode(const LlamaTensorView &t) {
-    uint64_t n = 1;
-    for (int64_t d : t.ne) n *= uint64_t(d);
-    return testkit::llama_decode(*ggml(), GgmlType(t.type), t.bytes, n);
 }
 
 // Reference statistics: NaN and Inf counted apart, the rest in long double.

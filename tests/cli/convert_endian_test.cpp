@@ -22,7 +22,7 @@ using test::run_gguftool;
 
 std::vector<std::string> all_quantized_but_refused() {
     std::vector<std::string> names;
-    for (GgmlType t : testdata::quantized_types())
+    for (GgmlType t : testkit::quantized_types())
         if (!quant::byte_order_refusal(t)) names.emplace_back(type_name(t));
     return names;
 }
@@ -88,13 +88,13 @@ void expect_same_content(const gguf::File &a, const gguf::File &b) {
 
 // LE -> BE -> LE: the big-endian file says the same as the original, its data converted block by
 // block, and the round trip gives the original bytes back.
-void round_trip(const test::TempDir &dir, const std::string &in) {
+void round_trip(const testkit::TempDir &dir, const std::string &in) {
     const std::string be = dir.file("be.gguf"), le = dir.file("le.gguf");
     test::RunResult r = run_gguftool({"convert-endian", in, be, "--to", "big"});
     ASSERT_EQ(r.status, 0) << r.err;
     r = run_gguftool({"convert-endian", be, le, "--to", "little"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(test::read_file(le), test::read_file(in)) << "the round trip changed the file";
+    EXPECT_EQ(testkit::read_file(le), testkit::read_file(in)) << "the round trip changed the file";
     const auto original = gguf::File::open(in), big = gguf::File::open(be);
     EXPECT_EQ(big->byte_order(), gguf::ByteOrder::big);
     expect_same_content(*original, *big);
@@ -111,39 +111,40 @@ void round_trip(const test::TempDir &dir, const std::string &in) {
 
 // llama.cpp quantized every type (an importance matrix where it needs one) and wrote the file.
 TEST(ConvertEndian, EveryTypeOfALlamaWrittenFileRoundTrips) {
-    if (!test::ggml()) GTEST_SKIP() << "llama.cpp's libggml-base.so is missing";
-    test::TempDir dir;
+    if (!testkit::ggml()) GTEST_SKIP() << "llama.cpp's libggml-base.so is missing";
+    testkit::TempDir dir;
     const std::string in = dir.file("llama.gguf");
     const int64_t ne0 = 256, rows = 2;
     const std::vector<float> values = test::test_weights(size_t(ne0 * rows), 5);
-    std::vector<test::LlamaTensor> tensors;
-    const std::vector<float> imatrix = testdata::make_imatrix(size_t(ne0), 6);
-    for (GgmlType t : testdata::quantized_types()) {
+    std::vector<testkit::LlamaTensor> tensors;
+    const std::vector<float> imatrix = testkit::make_imatrix(size_t(ne0), 6);
+    for (GgmlType t : testkit::quantized_types()) {
         if (quant::byte_order_refusal(t)) continue;
         const testkit::Quantized q =
-            testkit::quantize_with_llama(*test::ggml(), t, values, size_t(ne0), imatrix);
+            testkit::quantize_with_llama(*testkit::ggml(), t, values, size_t(ne0), imatrix);
         ASSERT_FALSE(q.bytes.empty()) << type_name(t) << ": " << q.failure;
         tensors.push_back({fmt::format("t.{}", type_name(t)), t, {ne0, rows}, q.bytes});
     }
-    for (GgmlType t : testdata::plain_types()) {
+    for (GgmlType t : testkit::plain_types()) {
         const uint64_t n = uint64_t(ne0 * rows);
         tensors.push_back({fmt::format("t.{}", type_name(t)),
                            t,
                            {ne0, rows},
-                           testdata::random_bytes(n * traits(t).type_size, uint32_t(t))});
+                           testkit::random_bytes(n * traits(t).type_size, uint32_t(t))});
     }
     const size_t tensors_written = tensors.size();
-    test::write_with_llama(in, tensors, [](const reference::Ggml &g, reference::gguf_context *c) {
-        g.gguf_set_val_str(c, "general.architecture", "llama");
-        g.gguf_set_val_f32(c, "llama.rope.freq_base", 10000.5f);
-        const int32_t ids[] = {1, -2, 3};
-        g.gguf_set_arr_data(c, "v.ids", int(ValueType::int32), ids, 3);
-    });
+    testkit::write_with_llama(testkit::llama(), in, tensors,
+                              [](const reference::Ggml &g, reference::gguf_context *c) {
+                                  g.gguf_set_val_str(c, "general.architecture", "llama");
+                                  g.gguf_set_val_f32(c, "llama.rope.freq_base", 10000.5f);
+                                  const int32_t ids[] = {1, -2, 3};
+                                  g.gguf_set_arr_data(c, "v.ids", int(ValueType::int32), ids, 3);
+                              });
     round_trip(dir, in);
     // The little-endian result is llama.cpp's own file again; llama.cpp reads it, not the
     // big-endian one (on this little-endian machine it reads only little-endian files).
-    test::expect_same_as_llama(dir.file("le.gguf"), *gguf::File::open(dir.file("le.gguf")));
-    EXPECT_TRUE(test::llama_rejects(dir.file("be.gguf")));
+    testkit::expect_same_as_llama(dir.file("le.gguf"), *gguf::File::open(dir.file("le.gguf")));
+    EXPECT_TRUE(testkit::llama_rejects(dir.file("be.gguf")));
     const test::RunResult v = run_gguftool({"verify", dir.file("le.gguf")});
     EXPECT_EQ(v.status, 0) << v.out << v.err;
     // dump decodes the big-endian file's blocks of every type as it decodes the little-endian ones.
@@ -161,7 +162,7 @@ TEST(ConvertEndian, EveryTypeOfALlamaWrittenFileRoundTrips) {
 // Random blocks of every convertible format (NaN scales, every code), plain types, and metadata of
 // every type with nested arrays, written by our writer.
 TEST(ConvertEndian, RandomBlocksOfEveryFormatRoundTrip) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string in = dir.file("random.gguf");
     gguf::Writer w;
     add_metadata(w);
@@ -172,10 +173,10 @@ TEST(ConvertEndian, RandomBlocksOfEveryFormatRoundTrip) {
         formats += kTypeTable[id].quantized;
         const uint64_t blocks = 3;
         w.add_tensor(fmt::format("t.{}", type_name(t)), t, {kTypeTable[id].block_size * blocks},
-                     testdata::random_bytes(kTypeTable[id].type_size * blocks, id + 50));
+                     testkit::random_bytes(kTypeTable[id].type_size * blocks, id + 50));
     }
     EXPECT_EQ(formats, all_quantized_but_refused().size());
-    EXPECT_EQ(formats, testdata::quantized_types().size() - 1);  // every format but iq2_xxs
+    EXPECT_EQ(formats, testkit::quantized_types().size() - 1);  // every format but iq2_xxs
     w.write(in);
     round_trip(dir, in);
     // Spot checks from formats/SPEC.md: q8_0's f16 d is bytes 0-1 of its block, q5_0's qh the
@@ -195,11 +196,11 @@ TEST(ConvertEndian, RandomBlocksOfEveryFormatRoundTrip) {
 }
 
 TEST(ConvertEndian, RefusesWhatItCannotConvertAndWritesNothing) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string in = dir.file("iq2.gguf"), out = dir.file("out.gguf");
     gguf::Writer w;
-    w.add_tensor("ok", GgmlType::q8_0, {32}, testdata::random_bytes(34, 1));
-    w.add_tensor("blk.0.attn_q.weight", GgmlType::iq2_xxs, {256}, testdata::random_bytes(66, 2));
+    w.add_tensor("ok", GgmlType::q8_0, {32}, testkit::random_bytes(34, 1));
+    w.add_tensor("blk.0.attn_q.weight", GgmlType::iq2_xxs, {256}, testkit::random_bytes(66, 2));
     w.write(in);
     test::RunResult r = run_gguftool({"convert-endian", in, out, "--to", "big"});
     EXPECT_EQ(r.status, 1);
@@ -210,12 +211,12 @@ TEST(ConvertEndian, RefusesWhatItCannotConvertAndWritesNothing) {
     EXPECT_NE(r.err.find("nothing written"), std::string::npos) << r.err;
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{"iq2.gguf"});
 
-    r = run_gguftool({"convert-endian", test::kSample, out, "--to", "little"});
+    r = run_gguftool({"convert-endian", testkit::kSample, out, "--to", "little"});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("the file is already little-endian: nothing to convert"),
               std::string::npos)
         << r.err;
-    r = run_gguftool({"convert-endian", test::kSample, out, "--to", "middle"});
+    r = run_gguftool({"convert-endian", testkit::kSample, out, "--to", "middle"});
     EXPECT_EQ(r.status, 2);
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{"iq2.gguf"});
 }
@@ -225,12 +226,12 @@ TEST(ConvertEndian, FullDiskLeavesNoOutput) {
     // thread while the first writes: the write fails part-way, the converter stops.
     for (const bool many_chunks : {false, true}) {
         SCOPED_TRACE(many_chunks ? "8 MiB tensor" : "sample");
-        test::TempDir dir;
+        testkit::TempDir dir;
         std::string in = dir.file("in.gguf");
         if (many_chunks)
             in = test::sparse_model(dir, GgmlType::f16, uint64_t(1) << 22);
         else
-            test::write_file(in, test::read_file(test::kSample));
+            testkit::write_file(in, testkit::read_file(testkit::kSample));
         const std::vector<std::string> before = test::dir_entries(dir.path());
         const test::RunResult r = test::finish(
             test::spawn_gguftool({"convert-endian", in, dir.file("be.gguf"), "--to", "big"},
@@ -244,7 +245,7 @@ TEST(ConvertEndian, FullDiskLeavesNoOutput) {
 TEST(ConvertEndian, InterruptLeavesNoOutput) {
     for (int sig : {SIGTERM, SIGINT}) {
         SCOPED_TRACE(strsignal(sig));
-        test::TempDir dir;
+        testkit::TempDir dir;
         // 1 GiB of f16: converted (not copied), so interrupted in the producer.
         const std::string in = test::sparse_model(dir, GgmlType::f16, uint64_t(1) << 29);
         test::interrupt_mid_write(dir, {"convert-endian", in, dir.file("be.gguf"), "--to", "big"},

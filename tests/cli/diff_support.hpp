@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -39,11 +38,7 @@ inline nlohmann::json tensor_entry(const nlohmann::json &doc, const std::string 
     return nullptr;
 }
 
-inline std::vector<uint8_t> f32_bytes(const std::vector<float> &v) {
-    std::vector<uint8_t> b(v.size() * 4);
-    std::memcpy(b.data(), v.data(), b.size());
-    return b;
-}
+using testkit::f32_bytes;
 
 inline std::string hex_of(const uint8_t *p, size_t n) {
     std::string s;
@@ -66,7 +61,7 @@ inline const QuantizedModel &quantized_model() {
             ADD_FAILURE() << "llama.cpp's libggml-base.so is not available";
             return q;
         }
-        EXPECT_TRUE(sample_model::write_sample(*g, q.f16, sample_model::Types::f16));
+        EXPECT_TRUE(testkit::write_sample(*g, q.f16, testkit::SampleTypes::f16));
         const std::string why = testkit::model_quantize(q.f16, q.q4km, testkit::kFtypeMostlyQ4_K_M);
         EXPECT_EQ(why, "");
         return q;

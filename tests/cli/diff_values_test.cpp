@@ -91,7 +91,8 @@ TEST(DiffValues, NumbersMatchAnIndependentComputationOnLlamaDecoding) {
             continue;
         }
         EXPECT_EQ(t["status"], "different");
-        const std::vector<float> a = llama_decode(ta), b = llama_decode(tb);
+        const std::vector<float> a = llama_decode(llama(), GgmlType(ta.type), ta.bytes),
+                                 b = llama_decode(llama(), GgmlType(tb.type), tb.bytes);
         ASSERT_EQ(a.size(), b.size());
         ASSERT_FALSE(a.empty());
         const Expected e = expected_numbers(a, b);
@@ -118,9 +119,10 @@ TEST(DiffValues, TensorOfSeveralChunks) {
                       0,   {kRow, kRows, 1, 1}, llama_quantize(GgmlType::q4_0, w, kRow)};
     LlamaTensorView b{"w", int(GgmlType::f16),  0,
                       0,   {kRow, kRows, 1, 1}, llama_quantize(GgmlType::f16, w, kRow)};
-    write_with_llama(dir.file("a.gguf"), {{"w", GgmlType::q4_0, {kRow, kRows}, a.bytes}});
-    write_with_llama(dir.file("b.gguf"), {{"w", GgmlType::f16, {kRow, kRows}, b.bytes}});
-    const Expected e = expected_numbers(llama_decode(a), llama_decode(b));
+    write_with_llama(llama(), dir.file("a.gguf"), {{"w", GgmlType::q4_0, {kRow, kRows}, a.bytes}});
+    write_with_llama(llama(), dir.file("b.gguf"), {{"w", GgmlType::f16, {kRow, kRows}, b.bytes}});
+    const Expected e = expected_numbers(llama_decode(llama(), GgmlType(a.type), a.bytes),
+                                        llama_decode(llama(), GgmlType(b.type), b.bytes));
     for (const char *threads : {"1", "2"}) {
         const DiffRun d = diff_json({"--threads", threads, dir.file("a.gguf"), dir.file("b.gguf")});
         ASSERT_EQ(d.status, 1) << d.err;

@@ -22,10 +22,10 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kSource = GGUFTOOL_SOURCE_DIR;
 
+// A document or man page that must be there.
 std::string read_text(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    EXPECT_TRUE(in) << "cannot read " << p;
-    return {std::istreambuf_iterator<char>(in), {}};
+    EXPECT_TRUE(fs::is_regular_file(p)) << "cannot read " << p;
+    return testkit::read_text(p);
 }
 
 std::vector<std::string> lines_of(const std::string &text) {

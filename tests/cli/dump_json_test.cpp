@@ -186,7 +186,7 @@ TEST(DumpJson, EveryValueTypeMatchesLlamaReader) {
     const std::vector<std::string> strings = {"plain", "quote \" backslash \\ slash /",
                                               "new\nline\ttab\r\x01\x1f\x7f",
                                               "h\xC3\xA9llo \xE4\xB8\x96", ""};
-    write_with_llama(path, {{"t", GgmlType::f32, {4}, std::vector<uint8_t>(16, 0)}},
+    write_with_llama(llama(), path, {{"t", GgmlType::f32, {4}, std::vector<uint8_t>(16, 0)}},
                      [&](const reference::Ggml &g, reference::gguf_context *c) {
                          g.gguf_set_val_u8(c, "u8", 250);
                          g.gguf_set_val_i8(c, "i8", -120);
@@ -227,7 +227,7 @@ TEST(DumpJson, InvalidUtf8IsReplacedNotCopied) {
     ASSERT_NE(ggml(), nullptr);
     TempDir dir;
     const std::string path = dir.file("utf8.gguf");
-    write_with_llama(path, {}, [&](const reference::Ggml &g, reference::gguf_context *c) {
+    write_with_llama(llama(), path, {}, [&](const reference::Ggml &g, reference::gguf_context *c) {
         g.gguf_set_val_str(c, "bad",
                            "a\xFF"
                            "b\xC3(\xE2\x82 \xED\xA0\x80 \xF4\x90\x80\x80 ok");

@@ -56,7 +56,7 @@ size_t expect_values_and_stats_match_llama(const std::string &path, size_t n) {
     for (size_t i = 0; i < ref.size() && i < doc["tensors"].size(); ++i) {
         const json &t = doc["tensors"][i];
         EXPECT_EQ(t["name"], ref[i].name);
-        const std::vector<float> want = llama_decode(ref[i]);
+        const std::vector<float> want = llama_decode(llama(), GgmlType(ref[i].type), ref[i].bytes);
         EXPECT_FALSE(want.empty()) << ref[i].name << ": llama.cpp cannot decode it";
         if (want.empty()) continue;
         EXPECT_FALSE(t.contains("decode_error")) << ref[i].name << ": " << t["decode_error"];
@@ -86,7 +86,8 @@ TEST(DumpValues, SampleF32AndQ8_0Tensors) {
         for (const json &j : doc["tensors"]) {
             if (j["name"] != t.name) continue;
             EXPECT_EQ(j["type"], t.type == int(GgmlType::f32) ? "f32" : "q8_0");
-            expect_values(j["values"], llama_decode(t), 1000, t.name);
+            expect_values(j["values"], llama_decode(llama(), GgmlType(t.type), t.bytes), 1000,
+                          t.name);
         }
     }
 }
@@ -128,7 +129,7 @@ TEST(DumpValues, EveryQuantizedTypeMatchesLlamaDequantize) {
         tensors.push_back({std::string("t.") + tt.name, type, {ne0, rows}, std::move(bytes)});
     }
     ASSERT_GE(tensors.size(), 2 * 29u - 5) << "llama.cpp lacks decoders it should have";
-    write_with_llama(path, tensors);
+    write_with_llama(llama(), path, tensors);
     EXPECT_EQ(expect_values_and_stats_match_llama(path, 700), tensors.size());
 }
 
@@ -156,11 +157,12 @@ TEST(DumpValues, IntegerAndF64TensorsAreExact) {
     std::vector<uint8_t> i64 = pack(int64_t());
     const int64_t big = (int64_t(1) << 62) + 1;  // not representable as a double
     std::memcpy(i64.data(), &big, 8);
-    write_with_llama(path, {{"i8", GgmlType::i8, {int64_t(n)}, pack(int8_t())},
-                            {"i16", GgmlType::i16, {int64_t(n)}, pack(int16_t())},
-                            {"i32", GgmlType::i32, {int64_t(n)}, pack(int32_t())},
-                            {"i64", GgmlType::i64, {int64_t(n)}, i64},
-                            {"f64", GgmlType::f64, {int64_t(n)}, pack(double())}});
+    write_with_llama(llama(), path,
+                     {{"i8", GgmlType::i8, {int64_t(n)}, pack(int8_t())},
+                      {"i16", GgmlType::i16, {int64_t(n)}, pack(int16_t())},
+                      {"i32", GgmlType::i32, {int64_t(n)}, pack(int32_t())},
+                      {"i64", GgmlType::i64, {int64_t(n)}, i64},
+                      {"f64", GgmlType::f64, {int64_t(n)}, pack(double())}});
     const json doc = dump_json({"--values", "100", "--stats", path});
     ASSERT_EQ(doc["tensors"].size(), 5u);
     for (const json &t : doc["tensors"]) {
@@ -191,7 +193,7 @@ TEST(DumpValues, NanAndInfAreCountedApart) {
     v[40] = NAN;
     std::vector<uint8_t> bytes(v.size() * 4);
     std::memcpy(bytes.data(), v.data(), bytes.size());
-    write_with_llama(path, {{"x", GgmlType::f32, {64}, bytes}});
+    write_with_llama(llama(), path, {{"x", GgmlType::f32, {64}, bytes}});
     const json doc = dump_json({"--values", "64", "--stats", path});
     const json &t = doc["tensors"][0];
     expect_values(t["values"], v, 64, "x");
@@ -216,19 +218,21 @@ TEST(DumpValues, LargeTensorsAcrossChunks) {
     std::vector<uint8_t> f32(w.size() * 4);
     std::memcpy(f32.data(), w.data(), f32.size());
     write_with_llama(
-        path, {{"big.q4_K", GgmlType::q4_k, {ne0, rows}, llama_quantize(GgmlType::q4_k, w, ne0)},
-               {"big.f32", GgmlType::f32, {ne0, rows}, f32}});
+        llama(), path,
+        {{"big.q4_K", GgmlType::q4_k, {ne0, rows}, llama_quantize(GgmlType::q4_k, w, ne0)},
+         {"big.f32", GgmlType::f32, {ne0, rows}, f32}});
     const json doc = dump_json({"--stats", path});
     const std::vector<LlamaTensorView> ref = llama_tensors(path);
     ASSERT_EQ(ref.size(), 2u);
     for (size_t i = 0; i < 2; ++i) {
-        const std::vector<float> want = llama_decode(ref[i]);
+        const std::vector<float> want = llama_decode(llama(), GgmlType(ref[i].type), ref[i].bytes);
         expect_stats(doc["tensors"][i]["stats"], ref_stats(want), want.size(), ref[i].name);
     }
     // The values just past the first chunk.
     const size_t n = (size_t(1) << 20) + 300;
     const json vals = dump_json({"--values", std::to_string(n), "--tensor", "big.q4_K", path});
-    expect_values(vals["tensors"][0]["values"], llama_decode(ref[0]), n, "big.q4_K");
+    expect_values(vals["tensors"][0]["values"],
+                  llama_decode(llama(), GgmlType(ref[0].type), ref[0].bytes), n, "big.q4_K");
 }
 
 }  // namespace

@@ -22,14 +22,14 @@ using gguf::ValueType;
 using test::run_gguftool;
 
 // A file written by llama.cpp (every scalar type, arrays, tensors of six types): the input.
-std::string llama_input(const test::TempDir &dir) {
+std::string llama_input(const testkit::TempDir &dir) {
     const std::string path = dir.file("in.gguf");
-    test::write_with_llama(*test::ggml(), path, test::tensor_specs());
+    testkit::write_content_with_llama(*testkit::ggml(), path, testkit::content_tensors());
     return path;
 }
 
 #define REQUIRE_LLAMA() \
-    if (!test::ggml()) GTEST_SKIP() << "llama.cpp's libggml-base.so is missing"
+    if (!testkit::ggml()) GTEST_SKIP() << "llama.cpp's libggml-base.so is missing"
 
 std::vector<std::string> keys_of(const gguf::File &f) {
     std::vector<std::string> keys;
@@ -127,11 +127,11 @@ const std::vector<std::string> kStrings = {"<s>", "", "a \"quoted\" word", "é"}
 
 TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
     REQUIRE_LLAMA();
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string in = llama_input(dir), out = dir.file("out.gguf");
     const std::string template_path = dir.file("chat.jinja");
     const std::string chat_template = "{% for m in messages %}{{ m['content'] }}\n{% endfor %}";
-    test::write_file(template_path, {chat_template.begin(), chat_template.end()});
+    testkit::write_file(template_path, chat_template);
 
     std::vector<std::string> args = {"edit", in, "-o", out};
     for (const ScalarCase &c : scalar_cases()) args.insert(args.end(), {"--set", c.arg});
@@ -156,7 +156,7 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
     want.insert(want.end(), {"a.str", "tokenizer.chat_template"});
     EXPECT_EQ(keys_of(*after), want);
 
-    test::LlamaGguf l(out);
+    testkit::LlamaGguf l(out);
     ASSERT_NE(l.ctx, nullptr) << "llama.cpp rejects the edited file";
     const reference::Ggml &g = *l.g;
     ASSERT_NE(g.gguf_get_val_bool, nullptr);
@@ -179,7 +179,7 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
         ASSERT_EQ(g.gguf_get_arr_type(l.ctx, id), int(c.element));
         const size_t n = g.gguf_get_arr_n(l.ctx, id);
         const auto *data = static_cast<const uint8_t *>(g.gguf_get_arr_data(l.ctx, id));
-        EXPECT_EQ(n * test::scalar_bytes(c.element), c.bytes.size());
+        EXPECT_EQ(n * testkit::scalar_bytes(c.element), c.bytes.size());
         if (n) {
             EXPECT_EQ(std::vector<uint8_t>(data, data + c.bytes.size()), c.bytes);
         }
@@ -199,7 +199,7 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
     EXPECT_EQ(after->find("tokenizer.chat_template")->value.as_string(), chat_template);
 
     // Everything else as llama.cpp reads it, field by field; the tensors unchanged.
-    test::expect_same_as_llama(out, *after);
+    testkit::expect_same_as_llama(out, *after);
     ASSERT_EQ(after->tensors().size(), before->tensors().size());
     for (size_t i = 0; i < before->tensors().size(); ++i) {
         const gguf::TensorInfo &a = before->tensors()[i], &b = after->tensors()[i];
@@ -218,9 +218,9 @@ TEST(Edit, EveryValueTypeReadBackByLlamaAndByUs) {
 // GGUF allows arrays of arrays and our reader reads them; llama.cpp's reader does not (it rejects
 // a file with one), so edit writes what is asked and the man page says so.
 TEST(Edit, NestedArrays) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string out = dir.file("nested.gguf");
-    const test::RunResult r = run_gguftool({"edit", test::kSample, "-o", out, "--set-json",
+    const test::RunResult r = run_gguftool({"edit", testkit::kSample, "-o", out, "--set-json",
                                             R"(x.nested=int32:[[1, 2], [], [[3]]])", "--set-json",
                                             R"(x.words=string:[["a"], ["b", "c"]])"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -233,13 +233,13 @@ TEST(Edit, NestedArrays) {
     EXPECT_EQ(v.element(1).array_size(), 0u);
     EXPECT_EQ(v.element(2).element(0).element(0).as_int(), 3);
     EXPECT_EQ(f->find("x.words")->value.element(1).element(1).as_string(), "c");
-    if (test::ggml()) {
-        EXPECT_TRUE(test::llama_rejects(out));
+    if (testkit::ggml()) {
+        EXPECT_TRUE(testkit::llama_rejects(out));
     }
 }
 
 TEST(Edit, ValuesThatDoNotFitTheirTypeAreUsageErrors) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string out = dir.file("out.gguf");
     const std::pair<std::vector<std::string>, std::string> cases[] = {
         {{"--set", "general.x=uint8:4096"},
@@ -261,7 +261,7 @@ TEST(Edit, ValuesThatDoNotFitTheirTypeAreUsageErrors) {
         {{"--set", "a.b=uint8:1", "--delete", "a.b"}, "a.b is edited twice (--set and --delete)"},
     };
     for (const auto &[edits, message] : cases) {
-        std::vector<std::string> args = {"edit", test::kSample, "-o", out};
+        std::vector<std::string> args = {"edit", testkit::kSample, "-o", out};
         args.insert(args.end(), edits.begin(), edits.end());
         SCOPED_TRACE(fmt::format("{}", fmt::join(edits, " ")));
         const test::RunResult r = run_gguftool(args);
@@ -270,34 +270,34 @@ TEST(Edit, ValuesThatDoNotFitTheirTypeAreUsageErrors) {
         EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{});
     }
     for (const std::vector<std::string> &args :
-         {std::vector<std::string>{"edit", test::kSample, "--set", "a=uint8:1"},
-          std::vector<std::string>{"edit", test::kSample, "-o", out, "--in-place"}}) {
+         {std::vector<std::string>{"edit", testkit::kSample, "--set", "a=uint8:1"},
+          std::vector<std::string>{"edit", testkit::kSample, "-o", out, "--in-place"}}) {
         const test::RunResult r = run_gguftool(args);
         EXPECT_EQ(r.status, 2) << r.err;
     }
 }
 
 TEST(Edit, DeletingAMissingKeyIsAnErrorNamingItAndTheFile) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const test::RunResult r = run_gguftool(
-        {"edit", test::kSample, "-o", dir.file("out.gguf"), "--delete", "general.nonexistent"});
+        {"edit", testkit::kSample, "-o", dir.file("out.gguf"), "--delete", "general.nonexistent"});
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err, fmt::format("gguftool: {}: --delete general.nonexistent: the file has no "
                                  "such key\n",
-                                 test::kSample));
+                                 testkit::kSample));
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{});
 }
 
 // -o may name the input: the new file replaces it when complete (the copy reads the old one).
 TEST(Edit, OutputMayBeTheInput) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string file = dir.file("model.gguf");
-    test::write_file(file, test::read_file(test::kSample));
+    testkit::write_file(file, testkit::read_file(testkit::kSample));
     const test::RunResult r =
         run_gguftool({"edit", file, "-o", file, "--set", "general.name=string:renamed"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{"model.gguf"});
-    const auto edited = gguf::File::open(file), sample = gguf::File::open(test::kSample);
+    const auto edited = gguf::File::open(file), sample = gguf::File::open(testkit::kSample);
     EXPECT_EQ(edited->find("general.name")->value.as_string(), "renamed");
     ASSERT_EQ(edited->tensors().size(), sample->tensors().size());
     for (size_t i = 0; i < sample->tensors().size(); ++i) {
@@ -307,9 +307,9 @@ TEST(Edit, OutputMayBeTheInput) {
 }
 
 TEST(Edit, SetFileOfAMissingFileNamesIt) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string missing = dir.file("missing.jinja");
-    const test::RunResult r = run_gguftool({"edit", test::kSample, "-o", dir.file("out.gguf"),
+    const test::RunResult r = run_gguftool({"edit", testkit::kSample, "-o", dir.file("out.gguf"),
                                             "--set-file", "tokenizer.chat_template=" + missing});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("tokenizer.chat_template: " + missing), std::string::npos) << r.err;
@@ -318,7 +318,7 @@ TEST(Edit, SetFileOfAMissingFileNamesIt) {
 
 TEST(Edit, AlignmentChangeRealignsTheDataAndKeepsTheBytes) {
     REQUIRE_LLAMA();
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string in = llama_input(dir), out = dir.file("a256.gguf"),
                       back = dir.file("a32.gguf");
     test::RunResult r =
@@ -335,18 +335,18 @@ TEST(Edit, AlignmentChangeRealignsTheDataAndKeepsTheBytes) {
         EXPECT_TRUE(std::equal(a.data.begin(), a.data.end(), b.data.begin(), b.data.end()))
             << a.name;
     }
-    test::expect_same_as_llama(out, *after);
+    testkit::expect_same_as_llama(out, *after);
     // Deleting the key goes back to the default: the original file, byte for byte.
     r = run_gguftool({"edit", out, "-o", back, "--delete", "general.alignment"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(test::read_file(back), test::read_file(in));
+    EXPECT_EQ(testkit::read_file(back), testkit::read_file(in));
 }
 
 TEST(Edit, DryRunPrintsTheChangesAndWritesNothing) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string out = dir.file("out.gguf");
     const test::RunResult r = run_gguftool(
-        {"edit", test::kSample, "-o", out, "--dry-run", "--set", "general.name=string:tiny",
+        {"edit", testkit::kSample, "-o", out, "--dry-run", "--set", "general.name=string:tiny",
          "--set", "llama.context_length=uint32:512", "--set-json", "x.ids=int32:[1, -2]",
          "--delete", "tokenizer.ggml.scores", "--set", "general.alignment=uint32:64"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -365,12 +365,10 @@ TEST(Edit, DryRunPrintsTheChangesAndWritesNothing) {
     EXPECT_EQ(test::dir_entries(dir.path()), std::vector<std::string>{});
     // The size it announces is the size written.
     const std::string said = r.out.substr(want.size());
-    std::vector<std::string> args = {"edit",       test::kSample,
-                                     "-o",         out,
-                                     "--set",      "general.name=string:tiny",
-                                     "--set-json", "x.ids=int32:[1, -2]",
-                                     "--delete",   "tokenizer.ggml.scores",
-                                     "--set",      "general.alignment=uint32:64"};
+    std::vector<std::string> args = {
+        "edit",     testkit::kSample,           "-o",         out,
+        "--set",    "general.name=string:tiny", "--set-json", "x.ids=int32:[1, -2]",
+        "--delete", "tokenizer.ggml.scores",    "--set",      "general.alignment=uint32:64"};
     ASSERT_EQ(run_gguftool(args).status, 0);
     EXPECT_EQ(said, fmt::format("dry run: would write {} ({} bytes)\n", out,
                                 std::filesystem::file_size(out)));
@@ -378,10 +376,10 @@ TEST(Edit, DryRunPrintsTheChangesAndWritesNothing) {
 
 // A copy of the sample to edit in place, and what the same edit writes as a new file.
 struct InPlaceCase {
-    test::TempDir dir;
+    testkit::TempDir dir;
     std::string file = dir.file("model.gguf");
-    std::vector<uint8_t> original = test::read_file(test::kSample);
-    InPlaceCase() { test::write_file(file, original); }
+    std::vector<uint8_t> original = testkit::read_file(testkit::kSample);
+    InPlaceCase() { testkit::write_file(file, original); }
 };
 
 TEST(Edit, InPlaceWhenTheHeaderFits) {
@@ -403,18 +401,18 @@ TEST(Edit, InPlaceWhenTheHeaderFits) {
     struct stat st_after {};
     ASSERT_EQ(stat(c.file.c_str(), &st_after), 0);
     EXPECT_EQ(st_after.st_ino, st_before.st_ino);  // the same file, not a new one
-    const std::vector<uint8_t> now = test::read_file(c.file);
+    const std::vector<uint8_t> now = testkit::read_file(c.file);
     ASSERT_EQ(now.size(), c.original.size());
     EXPECT_TRUE(std::equal(now.begin() + 9440, now.end(), c.original.begin() + 9440));
     // The same bytes as the edit written to a new file.
-    std::vector<std::string> new_file = {"edit", test::kSample, "-o", c.dir.file("new.gguf")};
+    std::vector<std::string> new_file = {"edit", testkit::kSample, "-o", c.dir.file("new.gguf")};
     new_file.insert(new_file.end(), edit.begin(), edit.end());
     ASSERT_EQ(run_gguftool(new_file).status, 0);
-    EXPECT_EQ(now, test::read_file(c.dir.file("new.gguf")));
+    EXPECT_EQ(now, testkit::read_file(c.dir.file("new.gguf")));
     const auto f = gguf::File::open(c.file);
     EXPECT_EQ(f->find("llama.context_length")->value.as_uint(), 1024u);
-    if (test::ggml()) {
-        test::expect_same_as_llama(c.file, *f);
+    if (testkit::ggml()) {
+        testkit::expect_same_as_llama(c.file, *f);
     }
 }
 
@@ -436,20 +434,20 @@ TEST(Edit, InPlaceRefusedWhenTheHeaderDoesNotFit) {
             EXPECT_NE(r.err.find("--in-place: "), std::string::npos) << r.err;
             EXPECT_NE(r.err.find("nothing written (write a new file with -o)"), std::string::npos)
                 << r.err;
-            EXPECT_EQ(test::read_file(c.file), c.original);
+            EXPECT_EQ(testkit::read_file(c.file), c.original);
         }
     }
 }
 
 TEST(Edit, SplitShardsEditableButNotTheirSplitKeys) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string shard = dir.file("m-00001-of-00002.gguf");
     gguf::Writer w;
     w.add("general.name", gguf::MetaValue::str("m"));
     w.add("split.no", gguf::MetaValue::u16(0));
     w.add("split.count", gguf::MetaValue::u16(2));
     w.add("split.tensors.count", gguf::MetaValue::i32(2));
-    w.add_tensor("a", GgmlType::f32, {4}, test::filler(16, 1));
+    w.add_tensor("a", GgmlType::f32, {4}, testkit::filler(16, 1));
     w.write(shard);
     const std::string out = dir.file("out-00001-of-00002.gguf");
     test::RunResult r = run_gguftool({"edit", shard, "-o", out, "--set", "general.name=string:n"});
@@ -467,9 +465,9 @@ TEST(Edit, SplitShardsEditableButNotTheirSplitKeys) {
 
 // A file size limit (as a full disk would) stops the copy: nothing is left under either name.
 TEST(Edit, FullDiskLeavesNoOutput) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string in = dir.file("in.gguf");
-    test::write_file(in, test::read_file(test::kSample));
+    testkit::write_file(in, testkit::read_file(testkit::kSample));
     const std::string out = dir.file("out.gguf");
     const test::RunResult r = test::finish(
         test::spawn_gguftool({"edit", in, "-o", out, "--set", "general.name=string:x"}, 100000));
@@ -489,13 +487,13 @@ TEST(Edit, FullDiskInPlaceLeavesTheOriginal) {
                          "place"),
               std::string::npos)
         << r.err;
-    EXPECT_EQ(test::read_file(c.file), c.original);
+    EXPECT_EQ(testkit::read_file(c.file), c.original);
 }
 
 TEST(Edit, InterruptLeavesNoOutput) {
     for (int sig : {SIGTERM, SIGINT}) {
         SCOPED_TRACE(strsignal(sig));
-        test::TempDir dir;
+        testkit::TempDir dir;
         // 1 GiB of f32 to copy.
         const std::string in = test::sparse_model(dir, GgmlType::f32, uint64_t(1) << 28);
         test::interrupt_mid_write(
@@ -508,21 +506,21 @@ TEST(Edit, InterruptLeavesNoOutput) {
 TEST(Edit, InterruptInPlaceLeavesTheOriginalOrTheEdit) {
     InPlaceCase c;
     const std::vector<std::string> edit = {"--set", "llama.context_length=uint32:2048"};
-    std::vector<std::string> new_file = {"edit", test::kSample, "-o", c.dir.file("new.gguf")};
+    std::vector<std::string> new_file = {"edit", testkit::kSample, "-o", c.dir.file("new.gguf")};
     new_file.insert(new_file.end(), edit.begin(), edit.end());
     ASSERT_EQ(run_gguftool(new_file).status, 0);
-    const std::vector<uint8_t> edited = test::read_file(c.dir.file("new.gguf"));
+    const std::vector<uint8_t> edited = testkit::read_file(c.dir.file("new.gguf"));
     ASSERT_NE(edited, c.original);
     int interrupted = 0, finished = 0;
     for (int i = 0; i < 40; ++i) {
-        test::write_file(c.file, c.original);
+        testkit::write_file(c.file, c.original);
         std::vector<std::string> args = {"edit", c.file, "--in-place"};
         args.insert(args.end(), edit.begin(), edit.end());
         const test::Spawned child = test::spawn_gguftool(args);
         usleep(useconds_t(i * 150));  // from before the start to after the end
         kill(child.pid, SIGTERM);
         (test::finish(child).signal == SIGTERM ? interrupted : finished)++;
-        const std::vector<uint8_t> now = test::read_file(c.file);
+        const std::vector<uint8_t> now = testkit::read_file(c.file);
         EXPECT_TRUE(now == c.original || now == edited) << "run " << i << ": a mixed file";
     }
     EXPECT_GT(interrupted, 0);

@@ -21,8 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using gguf::MetaValue;
-using test::kSample;
 using test::run_gguftool;
+using testkit::kSample;
 
 std::string shard(const std::string &prefix, int no, int count) {
     return fmt::format("{}-{:05}-of-{:05}.gguf", prefix, no + 1, count);
@@ -35,7 +35,7 @@ std::string shard(const std::string &prefix, int no, int count) {
 // gguf_write_to_file. `per_shard`: --split-max-tensors; `empty_first`: --no-tensor-first-split.
 void llama_split(const std::string &input, const std::string &prefix, int per_shard,
                  bool empty_first = false) {
-    const reference::Ggml &g = *test::ggml();
+    const reference::Ggml &g = *testkit::ggml();
     void *meta = nullptr;
     reference::gguf_context *in = g.gguf_init_from_file(input.c_str(), {false, &meta});
     ASSERT_NE(in, nullptr);
@@ -66,17 +66,17 @@ void llama_split(const std::string &input, const std::string &prefix, int per_sh
 }
 
 // A model written by llama.cpp's writer: 6 tensors, every metadata type.
-std::string llama_model(const test::TempDir &dir) {
+std::string llama_model(const testkit::TempDir &dir) {
     const std::string path = dir.file("llama.gguf");
-    test::write_with_llama(*test::ggml(), path, test::tensor_specs());
+    testkit::write_content_with_llama(*testkit::ggml(), path, testkit::content_tensors());
     return path;
 }
 
 // Our shards are what gguf-split would write, byte for byte.
 TEST(Split, ShardsAreWhatGgufSplitWrites) {
-    ASSERT_NE(test::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    ASSERT_NE(testkit::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
     for (const std::string &input : {kSample, std::string()}) {
-        test::TempDir dir;
+        testkit::TempDir dir;
         const std::string in = input.empty() ? llama_model(dir) : input;
         const int n = int(gguf::File::open(in)->tensors().size());
         for (int per : {1, 4, 5, 100}) {
@@ -87,8 +87,8 @@ TEST(Split, ShardsAreWhatGgufSplitWrites) {
                 run_gguftool({"split", in, dir.file("ours"), "--max-tensors", std::to_string(per)});
             ASSERT_EQ(r.status, 0) << r.err;
             for (int i = 0; i < count; ++i) {
-                EXPECT_EQ(test::read_file(shard(dir.file("ours"), i, count)),
-                          test::read_file(shard(dir.file("theirs"), i, count)))
+                EXPECT_EQ(testkit::read_file(shard(dir.file("ours"), i, count)),
+                          testkit::read_file(shard(dir.file("theirs"), i, count)))
                     << "shard " << i + 1;
                 fs::remove(shard(dir.file("ours"), i, count));
                 fs::remove(shard(dir.file("theirs"), i, count));
@@ -100,9 +100,9 @@ TEST(Split, ShardsAreWhatGgufSplitWrites) {
 // llama.cpp reads every shard field by field as we do, with the split keys of gguf-split's types;
 // `verify` passes on the set; merge gives back the original file.
 TEST(SplitMerge, RoundTripReadByLlamaAndVerified) {
-    ASSERT_NE(test::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
-    test::TempDir dir;
-    const std::vector<uint8_t> original = test::read_file(kSample);
+    ASSERT_NE(testkit::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    testkit::TempDir dir;
+    const std::vector<uint8_t> original = testkit::read_file(kSample);
     for (const std::vector<std::string> &limit : {std::vector<std::string>{"--max-tensors", "1"},
                                                   {"--max-tensors", "8"},
                                                   {"--max-tensors", "21"},
@@ -124,7 +124,7 @@ TEST(SplitMerge, RoundTripReadByLlamaAndVerified) {
         for (size_t i = 0; i < count; ++i) {
             const gguf::File &f = *model.shards()[i];
             EXPECT_EQ(f.path(), shard(prefix, int(i), int(count)));
-            test::expect_same_as_llama(f.path(), f);
+            testkit::expect_same_as_llama(f.path(), f);
             EXPECT_EQ(f.find("split.no")->value.type(), gguf::ValueType::uint16);
             EXPECT_EQ(f.find("split.no")->value.as_uint(), i);
             EXPECT_EQ(f.find("split.count")->value.type(), gguf::ValueType::uint16);
@@ -147,7 +147,7 @@ TEST(SplitMerge, RoundTripReadByLlamaAndVerified) {
 
         const test::RunResult m = run_gguftool({"merge", model.first().path(), dir.file("m.gguf")});
         ASSERT_EQ(m.status, 0) << m.err;
-        EXPECT_TRUE(test::read_file(dir.file("m.gguf")) == original);
+        EXPECT_TRUE(testkit::read_file(dir.file("m.gguf")) == original);
         for (const auto &name : testkit::dir_entries(dir.path())) fs::remove(dir.file(name));
     }
 }
@@ -155,24 +155,24 @@ TEST(SplitMerge, RoundTripReadByLlamaAndVerified) {
 // A set that gguf-split wrote (made with llama.cpp's functions as above, with and without a first
 // shard holding only the metadata) merges into llama.cpp's original file, byte for byte.
 TEST(Merge, GgufSplitSetGivesBackTheOriginal) {
-    ASSERT_NE(test::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    ASSERT_NE(testkit::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
     for (bool empty_first : {false, true}) {
         SCOPED_TRACE(empty_first ? "--no-tensor-first-split" : "tensors in every shard");
-        test::TempDir dir;
+        testkit::TempDir dir;
         const std::string in = llama_model(dir);
         llama_split(in, dir.file("theirs"), 4, empty_first);
         const int count = empty_first ? 3 : 2;
         const test::RunResult r =
             run_gguftool({"merge", shard(dir.file("theirs"), 0, count), dir.file("m.gguf")});
         ASSERT_EQ(r.status, 0) << r.err;
-        EXPECT_TRUE(test::read_file(dir.file("m.gguf")) == test::read_file(in));
+        EXPECT_TRUE(testkit::read_file(dir.file("m.gguf")) == testkit::read_file(in));
     }
 }
 
 // --max-size bounds the whole file, inclusively: a shard of exactly the limit is kept, one byte
 // less moves its last tensor on. The planned sizes are the written ones.
 TEST(Split, MaxSizeBoundsTheWholeFile) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const gguf::Model model = gguf::Model::open(kSample);
     const auto at_300k = gguf::plan_split(model, dir.file("s"), {0, 300000});
     const uint64_t first = at_300k[0].size;
@@ -194,7 +194,7 @@ TEST(Split, MaxSizeBoundsTheWholeFile) {
 
 // A split model split again (from any of its shards) is the same model: merged, the original.
 TEST(Split, ResplitsASplitModel) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     ASSERT_EQ(run_gguftool({"split", kSample, dir.file("a"), "--max-tensors", "8"}).status, 0);
     const test::RunResult r = run_gguftool(
         {"split", dir.file("a-00003-of-00003.gguf"), dir.file("b"), "--max-size", "200Ki"});
@@ -207,12 +207,12 @@ TEST(Split, ResplitsASplitModel) {
     EXPECT_EQ(b.first().find("split.count")->value.as_uint(), shards.size());
     EXPECT_EQ(b.first().metadata().size(), 27u);  // the split keys replaced, not repeated
     ASSERT_EQ(run_gguftool({"merge", shards.back(), dir.file("m.gguf")}).status, 0);
-    EXPECT_TRUE(test::read_file(dir.file("m.gguf")) == test::read_file(kSample));
+    EXPECT_TRUE(testkit::read_file(dir.file("m.gguf")) == testkit::read_file(kSample));
 }
 
 // The plan printed, nothing written; the merge's dry run checks the set the same way.
 TEST(SplitMerge, DryRunWritesNothing) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const test::RunResult r =
         run_gguftool({"split", kSample, dir.file("s"), "--max-size", "300K", "--dry-run"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -243,7 +243,7 @@ void expect_failure(const std::vector<std::string> &args, int status, const std:
 }
 
 TEST(Split, UsageErrors) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string p = dir.file("s");
     expect_failure({"split", kSample, p}, 2, "Exactly 1 option from [--max-tensors,--max-size]");
     expect_failure({"split", kSample, p, "--max-tensors", "2", "--max-size", "1M"}, 2, "excludes");
@@ -254,7 +254,7 @@ TEST(Split, UsageErrors) {
 }
 
 TEST(Split, InputErrors) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     gguf::Writer().add("general.name", MetaValue::str("empty")).write(dir.file("empty.gguf"));
     expect_failure({"split", dir.file("empty.gguf"), dir.file("s"), "--max-tensors", "1"}, 1,
                    dir.file("empty.gguf") + ": no tensors: nothing to split");
@@ -267,10 +267,10 @@ TEST(Split, InputErrors) {
     // Splitting onto the input's own name.
     ASSERT_EQ(run_gguftool({"split", kSample, dir.file("one"), "--max-tensors", "100"}).status, 0);
     const std::string one = dir.file("one-00001-of-00001.gguf");
-    const std::vector<uint8_t> before = test::read_file(one);
+    const std::vector<uint8_t> before = testkit::read_file(one);
     expect_failure({"split", one, dir.file("one"), "--max-tensors", "100"}, 1,
                    "refusing to write over the input file");
-    EXPECT_EQ(test::read_file(one), before);
+    EXPECT_EQ(testkit::read_file(one), before);
     expect_failure({"split", dir.file("nope.gguf"), dir.file("s"), "--max-tensors", "1"}, 1,
                    "cannot open");
     EXPECT_EQ(testkit::dir_entries(dir.path()),
@@ -278,16 +278,16 @@ TEST(Split, InputErrors) {
 }
 
 TEST(Merge, InputErrors) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     ASSERT_EQ(run_gguftool({"split", kSample, dir.file("a"), "--max-tensors", "10"}).status, 0);
     const std::string first = dir.file("a-00001-of-00003.gguf");
 
     // OUT exists: refused, left as it is.
-    test::write_file(dir.file("out.gguf"), {1, 2, 3});
+    testkit::write_file(dir.file("out.gguf"), {1, 2, 3});
     expect_failure({"merge", first, dir.file("out.gguf")}, 1,
                    dir.file("out.gguf") + ": already exists; not replaced");
     expect_failure({"merge", first, dir.file("out.gguf"), "--dry-run"}, 1, "already exists");
-    EXPECT_EQ(test::read_file(dir.file("out.gguf")), (std::vector<uint8_t>{1, 2, 3}));
+    EXPECT_EQ(testkit::read_file(dir.file("out.gguf")), (std::vector<uint8_t>{1, 2, 3}));
     fs::remove(dir.file("out.gguf"));
 
     // Not split.
@@ -295,10 +295,10 @@ TEST(Merge, InputErrors) {
                    "not a shard of a split model (it has no split.count)");
 
     // A shard of another model: another split of a model with other tensors, same shard count.
-    test::TempDir other;
+    testkit::TempDir other;
     gguf::Writer w;
     for (int i = 0; i < 3; ++i)
-        w.add_tensor(fmt::format("x{}", i), GgmlType::f32, {4}, test::filler(16, i));
+        w.add_tensor(fmt::format("x{}", i), GgmlType::f32, {4}, testkit::filler(16, i));
     w.write(other.file("x.gguf"));
     ASSERT_EQ(
         run_gguftool({"split", other.file("x.gguf"), other.file("a"), "--max-tensors", "1"}).status,
@@ -345,7 +345,7 @@ void big_model(const std::string &path, int mib) {
     gguf::Header h;
     h.metadata.push_back({"general.architecture", MetaValue::str("test")});
     const uint64_t bytes = uint64_t(mib) << 16;  // each of the 16 tensors
-    const std::vector<uint8_t> chunk = test::filler(1 << 16, 3);
+    const std::vector<uint8_t> chunk = testkit::filler(1 << 16, 3);
     std::vector<gguf::TensorData> data;
     for (int i = 0; i < 16; ++i) {
         h.tensors.push_back({fmt::format("blk.{}.weight", i), 0, {bytes / 4}, 0});
@@ -363,16 +363,16 @@ void big_model(const std::string &path, int mib) {
 // Under RLIMIT_FSIZE the write fails, reported, and no shard or temporary file is left; an
 // earlier shard of the same name is still there.
 TEST(SplitMerge, FileSizeLimitLeavesNothing) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     big_model(dir.file("m.gguf"), 4);
-    test::write_file(dir.file("s-00001-of-00004.gguf"), {7});
+    testkit::write_file(dir.file("s-00001-of-00004.gguf"), {7});
     const test::RunResult s = test::finish(test::spawn_gguftool(
         {"split", dir.file("m.gguf"), dir.file("s"), "--max-tensors", "4"}, 512 << 10));
     EXPECT_EQ(s.status, 1) << s.err;
     EXPECT_NE(s.err.find("File too large"), std::string::npos) << s.err;
     EXPECT_EQ(testkit::dir_entries(dir.path()),
               (std::vector<std::string>{"m.gguf", "s-00001-of-00004.gguf"}));
-    EXPECT_EQ(test::read_file(dir.file("s-00001-of-00004.gguf")), std::vector<uint8_t>{7});
+    EXPECT_EQ(testkit::read_file(dir.file("s-00001-of-00004.gguf")), std::vector<uint8_t>{7});
     fs::remove(dir.file("s-00001-of-00004.gguf"));
 
     ASSERT_EQ(
@@ -410,7 +410,7 @@ void expect_interrupt_leaves(const std::vector<std::string> &args, const std::st
 }
 
 TEST(SplitMerge, SigtermLeavesNothing) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     big_model(dir.file("m.gguf"), 256);
     expect_interrupt_leaves({"split", dir.file("m.gguf"), dir.file("s"), "--max-tensors", "2"},
                             dir.path(), {"m.gguf"}, 3);

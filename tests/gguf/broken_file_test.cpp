@@ -10,7 +10,7 @@ namespace gguftool {
 namespace {
 
 using gguf::ValueType;
-using test::RawGguf;
+using testkit::RawGguf;
 
 constexpr uint32_t kU8 = static_cast<uint32_t>(ValueType::uint8);
 constexpr uint32_t kU32 = static_cast<uint32_t>(ValueType::uint32);
@@ -24,9 +24,9 @@ enum class Llama { rejects, accepts };
 // Writes `bytes`, opens them, and checks the error: file, offset and a piece of the message.
 void expect_error(const std::vector<uint8_t> &bytes, uint64_t offset, const std::string &text,
                   Llama llama = Llama::rejects) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("broken.gguf");
-    test::write_file(path, bytes);
+    testkit::write_file(path, bytes);
     try {
         gguf::File::open(path);
         ADD_FAILURE() << "accepted a broken file; expected: " << text;
@@ -36,11 +36,11 @@ void expect_error(const std::vector<uint8_t> &bytes, uint64_t offset, const std:
         EXPECT_NE(e.problem().find(text), std::string::npos)
             << "message: " << e.what() << "\nexpected to contain: " << text;
     }
-    ASSERT_NE(test::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    ASSERT_NE(testkit::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
     if (llama == Llama::rejects)
-        EXPECT_TRUE(test::llama_rejects(path)) << "llama.cpp accepts it: " << text;
+        EXPECT_TRUE(testkit::llama_rejects(path)) << "llama.cpp accepts it: " << text;
     else
-        EXPECT_FALSE(test::llama_rejects(path)) << "llama.cpp now rejects it too: " << text;
+        EXPECT_FALSE(testkit::llama_rejects(path)) << "llama.cpp now rejects it too: " << text;
 }
 
 // A header with one tensor of `dims` and f32 data, for the tensor-info cases; `field` receives
@@ -191,8 +191,8 @@ TEST(BrokenFile, ArraysNested1000Deep) {
 TEST(BrokenFile, ArraysNested64DeepAreFine) {
     uint64_t value_at = 0;
     RawGguf raw = nested(64, value_at);
-    test::TempDir dir;
-    test::write_file(dir.file("deep.gguf"), raw.bytes());
+    testkit::TempDir dir;
+    testkit::write_file(dir.file("deep.gguf"), raw.bytes());
     const auto f = gguf::File::open(dir.file("deep.gguf"));
     gguf::Value v = f->find("deep")->value;
     for (int level = 1; level < 64; ++level) v = v.element(0);
@@ -360,7 +360,7 @@ TEST(BrokenFile, PaddingPastTheEnd) {
 }
 
 TEST(BrokenFile, NotAFile) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     try {
         gguf::File::open(dir.path());
         ADD_FAILURE() << "opened a directory";

@@ -24,9 +24,9 @@ std::vector<uint8_t> sample() {
     w.add("tokenizer.ggml.tokens", MetaValue::array_of(std::vector<std::string>{"<s>", "ab", ""}));
     w.add("tokenizer.ggml.scores", MetaValue::array_of(std::vector<float>{0, -1, -2}));
     w.add("big", MetaValue::u64(1ull << 40));
-    w.add_tensor("token_embd.weight", GgmlType::q8_0, {32, 2}, test::filler(68, 1));
-    w.add_tensor("norm", GgmlType::f32, {3}, test::filler(12, 2));
-    w.add_tensor("out", GgmlType::f16, {4, 2}, test::filler(16, 3));
+    w.add_tensor("token_embd.weight", GgmlType::q8_0, {32, 2}, testkit::filler(68, 1));
+    w.add_tensor("norm", GgmlType::f32, {3}, testkit::filler(12, 2));
+    w.add_tensor("out", GgmlType::f16, {4, 2}, testkit::filler(16, 3));
     return w.to_bytes();
 }
 
@@ -39,7 +39,7 @@ std::string why_we_accept(const gguf::File &f) {
             return "nested array";
     std::set<std::string_view> c_names;
     for (const auto &t : f.tensors())
-        if (!c_names.insert(test::up_to_nul(t.name)).second) return "names equal up to a NUL";
+        if (!c_names.insert(testkit::up_to_nul(t.name)).second) return "names equal up to a NUL";
     uint64_t expected = 0;
     for (const auto &t : f.tensors()) {
         if (t.name.size() == 64) return "64-byte tensor name";
@@ -57,11 +57,11 @@ bool expected_llama_accepts(const Error &e) {
 }
 
 TEST(Differential, CorruptedFilesAgreeWithLlama) {
-    ASSERT_NE(test::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
+    ASSERT_NE(testkit::ggml(), nullptr) << "llama.cpp's libggml-base.so could not be loaded";
     const std::vector<uint8_t> good = sample();
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("corrupt.gguf");
-    test::write_file(path, good);
+    testkit::write_file(path, good);
     uint32_t x = 987654321;
     const auto next = [&] {
         x = x * 1103515245u + 12345;
@@ -76,15 +76,15 @@ TEST(Differential, CorruptedFilesAgreeWithLlama) {
         for (int i = 0; i < flips; ++i) {
             const size_t at = next() % good.size();
             const auto b = static_cast<uint8_t>(next() % 3 == 0 ? good[at] ^ 1 : next());
-            test::patch_file(path, at, &b, 1);
+            testkit::patch_file(path, at, &b, 1);
             flipped.emplace_back(at, b);
         }
-        const bool llama_ok = !test::llama_rejects(path);
+        const bool llama_ok = !testkit::llama_rejects(path);
         try {
             const auto f = gguf::File::open(path);
             if (llama_ok) {
                 ++both_accept;
-                test::expect_same_as_llama(path, *f);
+                testkit::expect_same_as_llama(path, *f);
             } else {
                 ++only_we_accept;
                 EXPECT_NE(why_we_accept(*f), "") << "round " << round << ": llama.cpp rejects";
@@ -97,7 +97,7 @@ TEST(Differential, CorruptedFilesAgreeWithLlama) {
                 ++both_reject;
             }
         }
-        for (const auto &[at, b] : flipped) test::patch_file(path, at, &good[at], 1);
+        for (const auto &[at, b] : flipped) testkit::patch_file(path, at, &good[at], 1);
         if (::testing::Test::HasFailure()) break;  // one report is enough
     }
     RecordProperty("both_accept", both_accept);

@@ -113,28 +113,28 @@ void expect_all_types(const gguf::File &f) {
 }
 
 TEST(Metadata, EveryTypeLittleEndianV3MatchesLlama) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("all.gguf");
     all_types_writer(3, ByteOrder::little).write(path);
     const auto f = gguf::File::open(path);
     EXPECT_EQ(f->version(), 3u);
     EXPECT_EQ(f->byte_order(), ByteOrder::little);
     expect_all_types(*f);
-    test::expect_same_as_llama(path, *f);
+    testkit::expect_same_as_llama(path, *f);
 }
 
 TEST(Metadata, EveryTypeVersion2MatchesLlama) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("v2.gguf");
     all_types_writer(2, ByteOrder::little).write(path);
     const auto f = gguf::File::open(path);
     EXPECT_EQ(f->version(), 2u);
     expect_all_types(*f);
-    test::expect_same_as_llama(path, *f);
+    testkit::expect_same_as_llama(path, *f);
 }
 
 TEST(Metadata, EveryTypeBigEndian) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     for (const uint32_t version : {2u, 3u}) {
         const std::string path = dir.file("be.gguf");
         all_types_writer(version, ByteOrder::big).write(path);
@@ -143,15 +143,15 @@ TEST(Metadata, EveryTypeBigEndian) {
         EXPECT_EQ(f->byte_order(), ByteOrder::big);
         expect_all_types(*f);
         // ggml reads only files in the host's byte order.
-        ASSERT_NE(test::ggml(), nullptr);
-        EXPECT_TRUE(test::llama_rejects(path));
+        ASSERT_NE(testkit::ggml(), nullptr);
+        EXPECT_TRUE(testkit::llama_rejects(path));
     }
 }
 
 // A big-endian file built field by field (not by our writer), so the byte order handling of the
 // reader is not only checked against the writer's.
 TEST(Metadata, BigEndianRawBytes) {
-    test::RawGguf raw(/*big_endian=*/true);
+    testkit::RawGguf raw(/*big_endian=*/true);
     raw.header(3, 1, 3);
     raw.str("k.u32").u32(static_cast<uint32_t>(ValueType::uint32)).u32(0x01020304);
     raw.str("k.str").u32(static_cast<uint32_t>(ValueType::string)).str("big");
@@ -162,8 +162,8 @@ TEST(Metadata, BigEndianRawBytes) {
     raw.pad_to(32);
     const uint64_t data_offset = raw.pos();
     raw.zeros(32);
-    test::TempDir dir;
-    test::write_file(dir.file("be.gguf"), raw.bytes());
+    testkit::TempDir dir;
+    testkit::write_file(dir.file("be.gguf"), raw.bytes());
 
     const auto f = gguf::File::open(dir.file("be.gguf"));
     EXPECT_EQ(f->byte_order(), ByteOrder::big);
@@ -183,7 +183,7 @@ TEST(Metadata, BigEndianRawBytes) {
 }
 
 TEST(Metadata, NestedArrays) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("nested.gguf");
     const auto ints = [](std::vector<int32_t> v) { return MetaValue::array_of(v); };
     const auto strs = [](std::vector<std::string> v) { return MetaValue::array_of(v); };
@@ -220,12 +220,12 @@ TEST(Metadata, NestedArrays) {
     EXPECT_EQ(value(*f, "after").as_string(), "end");
 
     // The spec allows nested arrays; ggml's reader does not.
-    ASSERT_NE(test::ggml(), nullptr);
-    EXPECT_TRUE(test::llama_rejects(path));
+    ASSERT_NE(testkit::ggml(), nullptr);
+    EXPECT_TRUE(testkit::llama_rejects(path));
 }
 
 TEST(Metadata, AccessorsRejectWrongTypes) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("all.gguf");
     all_types_writer(3, ByteOrder::little).write(path);
     const auto f = gguf::File::open(path);
@@ -248,7 +248,7 @@ TEST(Metadata, AccessorsRejectWrongTypes) {
 
 // Keys keep their file order and offsets; the first key follows the 24-byte header.
 TEST(Metadata, OrderAndOffsets) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("order.gguf");
     gguf::Writer w;
     w.add("z", MetaValue::u8(1)).add("a", MetaValue::str("xy")).add("m", MetaValue::u64(2));
@@ -261,17 +261,17 @@ TEST(Metadata, OrderAndOffsets) {
     EXPECT_EQ(f->metadata()[0].offset, 24u);
     EXPECT_EQ(f->metadata()[1].offset, 24u + 8 + 1 + 4 + 1);
     EXPECT_EQ(f->metadata()[2].offset, 38u + 8 + 1 + 4 + 8 + 2);
-    test::expect_same_as_llama(path, *f);
+    testkit::expect_same_as_llama(path, *f);
 }
 
 // The spec allows only 0 and 1 for bool; like ggml we read other bytes as true.
 TEST(Metadata, BoolByteOtherThanZeroOrOne) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("bool.gguf");
     gguf::Writer().add("b", MetaValue::bool_byte(2)).write(path);
     const auto f = gguf::File::open(path);
     EXPECT_TRUE(value(*f, "b").as_bool());
-    test::expect_same_as_llama(path, *f);
+    testkit::expect_same_as_llama(path, *f);
 }
 
 }  // namespace

@@ -76,8 +76,8 @@ gguf::Writer every_type(ByteOrder order, bool nested = true) {
                              MetaValue::array(ValueType::array,
                                               {MetaValue::array_of(std::vector<double>{0.5})})}));
     w.add("empty", MetaValue::array_of(std::vector<float>{}));
-    w.add_tensor("t8", GgmlType::i8, {5}, test::filler(5, 7));
-    w.add_tensor("t32", GgmlType::i32, {2, 3}, test::filler(24, 8));
+    w.add_tensor("t8", GgmlType::i8, {5}, testkit::filler(5, 7));
+    w.add_tensor("t32", GgmlType::i32, {2, 3}, testkit::filler(24, 8));
     return w;
 }
 
@@ -138,10 +138,10 @@ void expect_same_metadata(const gguf::File &a, const gguf::File &b) {
 }
 
 TEST(MetaValue, FromValueCopiesEveryTypeInEitherByteOrder) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     for (ByteOrder order : {ByteOrder::little, ByteOrder::big}) {
         const gguf::Writer w = every_type(order);
-        test::write_file(dir.file("all.gguf"), w.to_bytes());
+        testkit::write_file(dir.file("all.gguf"), w.to_bytes());
         std::vector<std::pair<std::string, MetaValue>> copies;
         {
             const auto f = gguf::File::open(dir.file("all.gguf"));
@@ -166,22 +166,22 @@ TEST(MetaValue, FromValueCopiesEveryTypeInEitherByteOrder) {
         // ... and all of it: the copies written again give the same file.
         gguf::Writer from_copies(3, order);
         for (auto &[key, value] : copies) from_copies.add(key, value);
-        from_copies.add_tensor("t8", GgmlType::i8, {5}, test::filler(5, 7));
-        from_copies.add_tensor("t32", GgmlType::i32, {2, 3}, test::filler(24, 8));
+        from_copies.add_tensor("t8", GgmlType::i8, {5}, testkit::filler(5, 7));
+        from_copies.add_tensor("t32", GgmlType::i32, {2, 3}, testkit::filler(24, 8));
         EXPECT_EQ(from_copies.to_bytes(), every_type(order).to_bytes());
     }
 }
 
 // llama.cpp's writer is the oracle: its header, re-emitted from our reader's views, is the same.
 TEST(HeaderEncoder, ReEmitsALlamaWrittenHeaderByteForByte) {
-    const reference::Ggml *g = test::ggml();
+    const reference::Ggml *g = testkit::ggml();
     ASSERT_NE(g, nullptr) << "llama.cpp's libggml-base.so could not be loaded";
-    test::TempDir dir;
-    test::write_with_llama(*g, dir.file("llama.gguf"), test::tensor_specs());
+    testkit::TempDir dir;
+    testkit::write_content_with_llama(*g, dir.file("llama.gguf"), testkit::content_tensors());
     const auto f = gguf::File::open(dir.file("llama.gguf"));
     gguf::Header h = header_of(*f, ByteOrder::little);
     for (size_t i = 0; i < h.tensors.size(); ++i) h.tensors[i].offset = f->tensors()[i].offset;
-    const std::vector<uint8_t> file = test::read_file(dir.file("llama.gguf"));
+    const std::vector<uint8_t> file = testkit::read_file(dir.file("llama.gguf"));
     const std::vector<uint8_t> header = gguf::encode_header(h);
     EXPECT_EQ(header.size(), f->data_offset());
     EXPECT_EQ(gguf::header_size(h), f->data_offset());
@@ -193,9 +193,9 @@ TEST(HeaderEncoder, ReEmitsALlamaWrittenHeaderByteForByte) {
 TEST(HeaderEncoder, ByteOrderRoundTrip) {
     for (bool nested : {true, false}) {
         SCOPED_TRACE(nested ? "nested arrays" : "no nested arrays");
-        test::TempDir dir;
+        testkit::TempDir dir;
         const std::vector<uint8_t> little = every_type(ByteOrder::little, nested).to_bytes();
-        test::write_file(dir.file("le.gguf"), little);
+        testkit::write_file(dir.file("le.gguf"), little);
         const auto le = gguf::File::open(dir.file("le.gguf"));
         write_copy(*le, ByteOrder::big, dir.file("be.gguf"));
         const auto be = gguf::File::open(dir.file("be.gguf"));
@@ -204,10 +204,10 @@ TEST(HeaderEncoder, ByteOrderRoundTrip) {
         ASSERT_EQ(be->tensors().size(), 2u);
         EXPECT_EQ(be->tensors()[1].ne[1], 3u);
         write_copy(*be, ByteOrder::little, dir.file("le2.gguf"));
-        EXPECT_EQ(test::read_file(dir.file("le2.gguf")), little);
+        EXPECT_EQ(testkit::read_file(dir.file("le2.gguf")), little);
         if (!nested)
-            test::expect_same_as_llama(dir.file("le2.gguf"),
-                                       *gguf::File::open(dir.file("le2.gguf")));
+            testkit::expect_same_as_llama(dir.file("le2.gguf"),
+                                          *gguf::File::open(dir.file("le2.gguf")));
     }
 }
 
@@ -254,16 +254,17 @@ TEST(AlignmentOf, TheUint32KeyElse32) {
 // A llama.cpp-written file copied tensor by tensor (copy_file_range), or with every tensor
 // produced in 7-byte pieces: the same bytes, and llama.cpp reads it field by field as ours does.
 TEST(WriteModel, CopiedOrProducedGivesBackALlamaWrittenFile) {
-    const reference::Ggml *g = test::ggml();
+    const reference::Ggml *g = testkit::ggml();
     ASSERT_NE(g, nullptr) << "llama.cpp's libggml-base.so could not be loaded";
-    test::TempDir dir;
-    test::write_with_llama(*g, dir.file("llama.gguf"), test::tensor_specs());
-    const std::vector<uint8_t> original = test::read_file(dir.file("llama.gguf"));
+    testkit::TempDir dir;
+    testkit::write_content_with_llama(*g, dir.file("llama.gguf"), testkit::content_tensors());
+    const std::vector<uint8_t> original = testkit::read_file(dir.file("llama.gguf"));
     const auto f = gguf::File::open(dir.file("llama.gguf"));
 
     write_copy(*f, ByteOrder::little, dir.file("copied.gguf"));
-    EXPECT_EQ(test::read_file(dir.file("copied.gguf")), original);
-    test::expect_same_as_llama(dir.file("copied.gguf"), *gguf::File::open(dir.file("copied.gguf")));
+    EXPECT_EQ(testkit::read_file(dir.file("copied.gguf")), original);
+    testkit::expect_same_as_llama(dir.file("copied.gguf"),
+                                  *gguf::File::open(dir.file("copied.gguf")));
 
     gguf::Header h = header_of(*f, ByteOrder::little);
     std::vector<gguf::TensorData> data;
@@ -289,27 +290,27 @@ TEST(WriteModel, CopiedOrProducedGivesBackALlamaWrittenFile) {
     for (const auto &t : f->tensors()) tensor_bytes += t.bytes;
     EXPECT_EQ(last_done, tensor_bytes);
     EXPECT_EQ(last_total, tensor_bytes);
-    EXPECT_EQ(test::read_file(dir.file("produced.gguf")), original);
+    EXPECT_EQ(testkit::read_file(dir.file("produced.gguf")), original);
     EXPECT_EQ(gguf::planned_size(h, data), original.size());
 }
 
 // A general.alignment of 64 lays the data out on 64, as our Writer does, and llama.cpp agrees.
 TEST(WriteModel, AlignmentOfTheMetadata) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     gguf::Writer w;
     w.add("general.alignment", MetaValue::u32(64));
-    w.add_tensor("a", GgmlType::f32, {3}, test::filler(12, 1));
-    w.add_tensor("b", GgmlType::q8_0, {32, 2}, test::filler(68, 2));
-    w.add_tensor("c", GgmlType::f16, {1}, test::filler(2, 3));
+    w.add_tensor("a", GgmlType::f32, {3}, testkit::filler(12, 1));
+    w.add_tensor("b", GgmlType::q8_0, {32, 2}, testkit::filler(68, 2));
+    w.add_tensor("c", GgmlType::f16, {1}, testkit::filler(2, 3));
     const std::vector<uint8_t> bytes = w.to_bytes();
-    test::write_file(dir.file("in.gguf"), bytes);
+    testkit::write_file(dir.file("in.gguf"), bytes);
     const auto f = gguf::File::open(dir.file("in.gguf"));
     write_copy(*f, ByteOrder::little, dir.file("out.gguf"));
-    EXPECT_EQ(test::read_file(dir.file("out.gguf")), bytes);
+    EXPECT_EQ(testkit::read_file(dir.file("out.gguf")), bytes);
     const auto out = gguf::File::open(dir.file("out.gguf"));
     EXPECT_EQ(out->tensors()[1].offset, 64u);
     EXPECT_EQ(out->tensors()[2].offset, 192u);
-    test::expect_same_as_llama(dir.file("out.gguf"), *out);
+    testkit::expect_same_as_llama(dir.file("out.gguf"), *out);
 }
 
 void expect_error(const std::function<void()> &f, const std::string &text) {
@@ -322,14 +323,14 @@ void expect_error(const std::function<void()> &f, const std::string &text) {
 }
 
 TEST(WriteModel, Errors) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("out.gguf");
     gguf::Header h;
     h.tensors.push_back({"t", 0, {4}, 0});
     const auto short_producer = gguf::TensorData::produced(
-        16, [](gguf::ByteSink &s) { s.write(test::filler(15, 1).data(), 15); });
+        16, [](gguf::ByteSink &s) { s.write(testkit::filler(15, 1).data(), 15); });
     const auto long_producer = gguf::TensorData::produced(
-        16, [](gguf::ByteSink &s) { s.write(test::filler(17, 1).data(), 17); });
+        16, [](gguf::ByteSink &s) { s.write(testkit::filler(17, 1).data(), 17); });
     expect_error(
         [&] {
             OutputFile out(path);
@@ -364,7 +365,7 @@ TEST(WriteModel, Errors) {
         },
         "the output is not empty");
     // A copy from a source that ends early names the source and where.
-    test::write_file(dir.file("src"), test::filler(10, 1));
+    testkit::write_file(dir.file("src"), testkit::filler(10, 1));
     expect_error(
         [&] {
             const auto src = MappedFile::open(dir.file("src"));

@@ -19,7 +19,7 @@ using gguf::MetaValue;
 using SplitPathFn = int (*)(char *, size_t, const char *, int, int);
 SplitPathFn llama_split_path() {
     static const SplitPathFn fn = []() -> SplitPathFn {
-        const reference::Ggml *g = test::ggml();
+        const reference::Ggml *g = testkit::ggml();
         if (!g) return nullptr;
         const auto dir = std::filesystem::path(g->path).parent_path();
         for (const auto &e : std::filesystem::directory_iterator(dir)) {
@@ -54,13 +54,14 @@ gguf::Writer shard(uint16_t no, const ShardOptions &o = {}) {
     w.add("split.no", MetaValue::u16(o.no < 0 ? no : static_cast<uint16_t>(o.no)));
     w.add("split.count", MetaValue::u16(o.count));
     w.add("split.tensors.count", MetaValue::i32(o.tensors));
-    w.add_tensor(fmt::format("s{}.a", no), GgmlType::f32, {4}, test::filler(16, 10 * no + 1));
-    w.add_tensor(fmt::format("s{}.b", no), GgmlType::q8_0, {32, 2}, test::filler(68, 10 * no + 2));
+    w.add_tensor(fmt::format("s{}.a", no), GgmlType::f32, {4}, testkit::filler(16, 10 * no + 1));
+    w.add_tensor(fmt::format("s{}.b", no), GgmlType::q8_0, {32, 2},
+                 testkit::filler(68, 10 * no + 2));
     return w;
 }
 
 struct SplitModel {
-    test::TempDir dir;
+    testkit::TempDir dir;
     std::string prefix = dir.file("model");
     std::string path(int no) const { return shard_path(prefix, no, 3); }
     void write_all() {
@@ -94,14 +95,15 @@ TEST(Split, OpensEveryShardFromAnyShard) {
             const uint32_t s = i / 2;
             EXPECT_EQ(t.shard, s);
             EXPECT_EQ(t.name, fmt::format("s{}.{}", s, i % 2 ? 'b' : 'a'));
-            const auto expected = test::filler(t.bytes, 10 * s + 1 + i % 2);
+            const auto expected = testkit::filler(t.bytes, 10 * s + 1 + i % 2);
             EXPECT_TRUE(std::equal(t.data.begin(), t.data.end(), expected.begin())) << t.name;
             EXPECT_EQ(t.data.data(), model.shards()[s]->bytes().data() + t.file_offset);
         }
         ASSERT_NE(model.find_tensor("s2.b"), nullptr);
         EXPECT_EQ(model.find_tensor("s2.b")->shard, 2u);
     }
-    for (int i = 0; i < 3; ++i) test::expect_same_as_llama(m.path(i), *gguf::File::open(m.path(i)));
+    for (int i = 0; i < 3; ++i)
+        testkit::expect_same_as_llama(m.path(i), *gguf::File::open(m.path(i)));
 }
 
 TEST(Split, MissingShard) {
@@ -153,19 +155,19 @@ TEST(Split, SameTensorInTwoShards) {
     gguf::Writer w2;
     w2.add("split.no", MetaValue::u16(2)).add("split.count", MetaValue::u16(3));
     w2.add("split.tensors.count", MetaValue::i32(7));
-    w2.add_tensor("s2.a", GgmlType::f32, {4}, test::filler(16));
-    w2.add_tensor("s2.b", GgmlType::f32, {4}, test::filler(16));
-    w2.add_tensor("s0.a", GgmlType::f32, {4}, test::filler(16));
+    w2.add_tensor("s2.a", GgmlType::f32, {4}, testkit::filler(16));
+    w2.add_tensor("s2.b", GgmlType::f32, {4}, testkit::filler(16));
+    w2.add_tensor("s0.a", GgmlType::f32, {4}, testkit::filler(16));
     w2.write(m.path(2));
     expect_error(m.path(0), m.path(2), "tensor 's0.a' is also in shard 1");
 }
 
 TEST(Split, SplitCountOfOneIsASingleFile) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("one.gguf");
     gguf::Writer w;
     w.add("split.no", MetaValue::u16(0)).add("split.count", MetaValue::u16(1));
-    w.add_tensor("x", GgmlType::f32, {1}, test::filler(4));
+    w.add_tensor("x", GgmlType::f32, {1}, testkit::filler(4));
     w.write(path);
     const gguf::Model model = gguf::Model::open(path);
     EXPECT_EQ(model.shards().size(), 1u);

@@ -25,9 +25,9 @@ std::vector<uint8_t> sample(ByteOrder order, bool nested) {
         w.add("nested", MetaValue::array(ValueType::array,
                                          {MetaValue::array_of(std::vector<std::string>{"x"})}));
     w.add("general.alignment", MetaValue::u32(16));
-    w.add_tensor("a", GgmlType::q4_0, {32, 2}, test::filler(36, 1));
+    w.add_tensor("a", GgmlType::q4_0, {32, 2}, testkit::filler(36, 1));
     w.add_tensor("empty", GgmlType::f32, {0}, {});
-    w.add_tensor("b", GgmlType::f16, {5}, test::filler(10, 2));
+    w.add_tensor("b", GgmlType::f16, {5}, testkit::filler(10, 2));
     return w.to_bytes();
 }
 
@@ -38,25 +38,25 @@ uint64_t end_of_data(const gguf::File &f) {
 }
 
 void sweep(const std::vector<uint8_t> &bytes, bool check_llama) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string full = dir.file("full.gguf");
-    test::write_file(full, bytes);
+    testkit::write_file(full, bytes);
     const auto f = gguf::File::open(full);
     const uint64_t end = end_of_data(*f);
     ASSERT_LT(end, bytes.size() + 1);
     if (check_llama) {
-        ASSERT_NE(test::ggml(), nullptr);
+        ASSERT_NE(testkit::ggml(), nullptr);
     }
 
     // Cutting only the padding after the last tensor leaves a valid file.
     const std::string cut = dir.file("cut.gguf");
-    test::write_file(cut, bytes);
+    testkit::write_file(cut, bytes);
     for (uint64_t n = bytes.size(); n-- > end;) {
-        test::resize_file(cut, n);
+        testkit::resize_file(cut, n);
         EXPECT_NO_THROW(gguf::File::open(cut)) << n;
     }
     for (uint64_t n = end; n-- > 0;) {
-        test::resize_file(cut, n);
+        testkit::resize_file(cut, n);
         try {
             gguf::File::open(cut);
             ADD_FAILURE() << "accepted the file cut to " << n << " of " << bytes.size() << " bytes";
@@ -68,7 +68,7 @@ void sweep(const std::vector<uint8_t> &bytes, bool check_llama) {
         // ggml (metadata only) does not look at the tensor data, so it rejects cuts before the
         // data section only.
         if (check_llama && n < f->data_offset()) {
-            EXPECT_TRUE(test::llama_rejects(cut)) << "llama.cpp accepts a cut at " << n;
+            EXPECT_TRUE(testkit::llama_rejects(cut)) << "llama.cpp accepts a cut at " << n;
         }
     }
 }
@@ -83,9 +83,9 @@ TEST(Truncation, EveryByteBigEndianWithNestedArrays) {
 // Random byte corruption: every outcome must be a valid file or a gguftool::Error.
 TEST(Truncation, CorruptedBytesGiveErrorsNotCrashes) {
     const std::vector<uint8_t> good = sample(ByteOrder::little, true);
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("corrupt.gguf");
-    test::write_file(path, good);
+    testkit::write_file(path, good);
     uint32_t x = 12345;
     const auto next = [&] {
         x = x * 1103515245u + 12345;
@@ -100,7 +100,7 @@ TEST(Truncation, CorruptedBytesGiveErrorsNotCrashes) {
         for (int i = 0; i < flips; ++i) {
             const size_t at = next() % good.size();
             const auto b = static_cast<uint8_t>(next() % 4 == 0 ? 0xff : next());
-            test::patch_file(path, at, &b, 1);
+            testkit::patch_file(path, at, &b, 1);
             flipped.push_back(at);
         }
         try {
@@ -112,7 +112,7 @@ TEST(Truncation, CorruptedBytesGiveErrorsNotCrashes) {
         } catch (const Error &) {
             ++errors;
         }
-        for (const size_t at : flipped) test::patch_file(path, at, &good[at], 1);
+        for (const size_t at : flipped) testkit::patch_file(path, at, &good[at], 1);
     }
     EXPECT_GT(errors, 0);
 }

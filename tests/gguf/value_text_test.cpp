@@ -236,15 +236,15 @@ TEST(ValueText, JsonErrorsNameTheElement) {
 }
 
 TEST(ValueText, SetFileTakesTheFileBytes) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::vector<uint8_t> bytes = {'{', '%', 0, 0xff, 0xfe, '\n', '%', '}'};
-    test::write_file(dir.file("t.jinja"), bytes);
+    testkit::write_file(dir.file("t.jinja"), bytes);
     const gguf::Assignment a =
         gguf::parse_set_file("tokenizer.chat_template=" + dir.file("t.jinja"));
     EXPECT_EQ(a.key, "tokenizer.chat_template");
     EXPECT_EQ(a.value.type(), ValueType::string);
     EXPECT_EQ(a.value.string(), std::string(bytes.begin(), bytes.end()));
-    test::write_file(dir.file("empty"), {});
+    testkit::write_file(dir.file("empty"), "");
     EXPECT_EQ(gguf::parse_set_file("k=" + dir.file("empty")).value.string(), "");
 
     const std::string missing = dir.file("missing.jinja");

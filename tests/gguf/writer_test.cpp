@@ -40,18 +40,18 @@ TEST(Writer, HeaderBytesInBothByteOrders) {
 
 TEST(Writer, LayoutAndPadding) {
     gguf::Writer w;
-    w.add_tensor("a", GgmlType::i8, {5}, test::filler(5, 1));
-    w.add_tensor("b", GgmlType::i8, {3}, test::filler(3, 2), 96);  // explicit, leaves a gap
-    w.add_tensor("c", GgmlType::i8, {1}, test::filler(1, 3));      // after the furthest data
+    w.add_tensor("a", GgmlType::i8, {5}, testkit::filler(5, 1));
+    w.add_tensor("b", GgmlType::i8, {3}, testkit::filler(3, 2), 96);  // explicit, leaves a gap
+    w.add_tensor("c", GgmlType::i8, {1}, testkit::filler(1, 3));      // after the furthest data
     const std::vector<uint8_t> bytes = w.to_bytes();
-    test::TempDir dir;
-    test::write_file(dir.file("x.gguf"), bytes);
+    testkit::TempDir dir;
+    testkit::write_file(dir.file("x.gguf"), bytes);
     const auto f = gguf::File::open(dir.file("x.gguf"));
     EXPECT_EQ(f->tensors()[0].offset, 0u);
     EXPECT_EQ(f->tensors()[1].offset, 96u);
     EXPECT_EQ(f->tensors()[2].offset, 128u);
     EXPECT_EQ(bytes.size(), f->data_offset() + 160);  // the data section is padded at the end
-    EXPECT_EQ(f->tensors()[2].data[0], test::filler(1, 3)[0]);
+    EXPECT_EQ(f->tensors()[2].data[0], testkit::filler(1, 3)[0]);
 }
 
 // The general.alignment key sets the layout; set_alignment overrides it (to build broken files).
@@ -60,16 +60,16 @@ TEST(Writer, AlignmentKeyAndOverride) {
     w.add("general.alignment", MetaValue::u32(64));
     w.add_tensor("a", GgmlType::i8, {1}, {1});
     w.add_tensor("b", GgmlType::i8, {1}, {2});
-    test::TempDir dir;
-    test::write_file(dir.file("x.gguf"), w.to_bytes());
+    testkit::TempDir dir;
+    testkit::write_file(dir.file("x.gguf"), w.to_bytes());
     const auto f = gguf::File::open(dir.file("x.gguf"));
     EXPECT_EQ(f->alignment(), 64u);
     EXPECT_EQ(f->tensors()[1].offset, 64u);
     EXPECT_EQ(f->data_offset() % 64, 0u);
-    test::expect_same_as_llama(dir.file("x.gguf"), *f);
+    testkit::expect_same_as_llama(dir.file("x.gguf"), *f);
 
     w.set_alignment(16);
-    test::write_file(dir.file("y.gguf"), w.to_bytes());
+    testkit::write_file(dir.file("y.gguf"), w.to_bytes());
     try {
         gguf::File::open(dir.file("y.gguf"));
         ADD_FAILURE() << "accepted an offset that does not follow general.alignment";
@@ -88,12 +88,12 @@ TEST(Writer, RejectsWhatItCannotWrite) {
 }
 
 TEST(Writer, WritesAtomically) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("model.gguf");
-    test::write_file(path, std::vector<uint8_t>(10000, 0xee));
+    testkit::write_file(path, std::vector<uint8_t>(10000, 0xee));
     gguf::Writer().add("k", MetaValue::str("v")).write(path);
     EXPECT_EQ(gguf::File::open(path)->find("k")->value.as_string(), "v");
-    EXPECT_EQ(test::read_file(path), gguf::Writer().add("k", MetaValue::str("v")).to_bytes());
+    EXPECT_EQ(testkit::read_file(path), gguf::Writer().add("k", MetaValue::str("v")).to_bytes());
     size_t entries = 0;
     for (const auto &e : std::filesystem::directory_iterator(dir.path())) {
         (void)e;

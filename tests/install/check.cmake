@@ -22,6 +22,24 @@ endfunction()
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 run("install into ${prefix}" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+# The package is the public headers (lib/include/gguftool) alone, and they stand alone: none
+# includes a private one (lib/private/gguftool), which are not installed.
+file(GLOB_RECURSE installed_headers RELATIVE ${prefix}/include ${prefix}/include/gguftool/*)
+file(GLOB_RECURSE public_headers RELATIVE ${SOURCE_DIR}/lib/include ${SOURCE_DIR}/lib/include/*)
+if(NOT installed_headers STREQUAL public_headers)
+  message(FATAL_ERROR "installed: ${installed_headers}\nlib/include holds: ${public_headers}")
+endif()
+foreach(header ${installed_headers})
+  file(STRINGS ${prefix}/include/${header} includes REGEX "^#include \"gguftool/")
+  foreach(line ${includes})
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" included "${line}")
+    if(NOT EXISTS ${prefix}/include/${included})
+      message(FATAL_ERROR "installed ${header} includes ${included}, which is not installed")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH installed_headers count)
+message(STATUS "the package's headers: lib/include's ${count}, none including a private one")
 run("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer
     -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=${BUILD_TYPE}
     -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"

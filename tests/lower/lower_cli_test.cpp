@@ -8,6 +8,7 @@
 
 #include "../cli/cli_support.hpp"
 #include "gguftool/runtime/session.hpp"
+#include "onnx_builder.hpp"
 
 namespace gguftool::lowertest {
 namespace {
@@ -15,26 +16,17 @@ namespace {
 namespace fs = std::filesystem;
 using test::run_gguftool;
 using test::RunResult;
-using test::TempDir;
+using testkit::TempDir;
 
-onnx::ModelProto read_model(const std::string &path) {
-    std::ifstream f(path, std::ios::binary);
-    onnx::ModelProto m;
-    EXPECT_TRUE(m.ParseFromIstream(&f)) << path;
-    return m;
-}
-
-void write_model(const onnx::ModelProto &m, const std::string &path) {
-    std::ofstream f(path, std::ios::binary);
-    ASSERT_TRUE(m.SerializeToOstream(&f));
-}
+using testkit::load_model;
+using testkit::save_model;
 
 const std::string kQ4_0 =
     std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/node-tests/test_dequantizepacked_q4_0/model.onnx";
 
 TEST(LowerCli, KeepsInputsOutputsMetadataAndOtherNodes) {
     TempDir dir;
-    onnx::ModelProto m = read_model(kQ4_0);
+    onnx::ModelProto m = load_model(kQ4_0);
     auto *p = m.add_metadata_props();
     p->set_key("source");
     p->set_value("test");
@@ -45,13 +37,13 @@ TEST(LowerCli, KeepsInputsOutputsMetadataAndOtherNodes) {
     id.add_input(m.graph().output(0).name());
     id.add_output("copied");
     m.mutable_graph()->add_output()->set_name("copied");
-    write_model(m, dir.file("in.onnx"));
+    save_model(m, dir.file("in.onnx"));
     const RunResult r = run_gguftool({"lower", dir.file("in.onnx"), dir.file("out.onnx")});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("opset 21, 1 DequantizePacked and 0 Unpack node lowered to"),
               std::string::npos)
         << r.out;
-    const onnx::ModelProto l = read_model(dir.file("out.onnx"));
+    const onnx::ModelProto l = load_model(dir.file("out.onnx"));
     EXPECT_EQ(l.opset_import(0).version(), 21);
     EXPECT_EQ(l.ir_version(), 10);
     ASSERT_EQ(l.graph().input_size(), m.graph().input_size());
@@ -70,11 +62,11 @@ TEST(LowerCli, KeepsInputsOutputsMetadataAndOtherNodes) {
 
 TEST(LowerCli, RefusesWhatItCannotLowerNamingTheNode) {
     TempDir dir;
-    onnx::ModelProto m = read_model(kQ4_0);
+    onnx::ModelProto m = load_model(kQ4_0);
     for (auto &a : *m.mutable_graph()->mutable_node(0)->mutable_attribute())
         if (a.name() == "format") a.set_s("gguf:q9_9");
     m.mutable_graph()->mutable_node(0)->set_name("dq");
-    write_model(m, dir.file("bad.onnx"));
+    save_model(m, dir.file("bad.onnx"));
     const RunResult r = run_gguftool({"lower", dir.file("bad.onnx"), dir.file("out.onnx")});
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find(dir.file("bad.onnx") + ": node 'dq' (DequantizePacked): "),
@@ -86,13 +78,13 @@ TEST(LowerCli, RefusesWhatItCannotLowerNamingTheNode) {
 
 TEST(LowerCli, RefusesANodeWhoseMeaningChangesAtTheTargetOpset) {
     TempDir dir;
-    onnx::ModelProto m = read_model(kQ4_0);
+    onnx::ModelProto m = load_model(kQ4_0);
     onnx::NodeProto &pad = *m.mutable_graph()->add_node();
     pad.set_op_type("Pad");
     pad.set_name("pad");
     pad.add_input(m.graph().output(0).name());
     pad.add_output("padded");
-    write_model(m, dir.file("pad.onnx"));
+    save_model(m, dir.file("pad.onnx"));
     const RunResult r =
         run_gguftool({"lower", "--opset", "17", dir.file("pad.onnx"), dir.file("out.onnx")});
     EXPECT_EQ(r.status, 1);
@@ -135,8 +127,9 @@ TEST(LowerCli, ExternalDataFollowsTheModel) {
     TempDir dir;
     fs::create_directories(dir.file("a"));
     fs::create_directories(dir.file("b"));
-    const RunResult c = run_gguftool({"to-onnx", "-q", "--external-data", "--tensor",
-                                      "blk.0.attn_q.weight", test::kSample, dir.file("a/m.onnx")});
+    const RunResult c =
+        run_gguftool({"to-onnx", "-q", "--external-data", "--tensor", "blk.0.attn_q.weight",
+                      testkit::kSample, dir.file("a/m.onnx")});
     ASSERT_EQ(c.status, 0) << c.err;
     const RunResult r = run_gguftool({"lower", dir.file("a/m.onnx"), dir.file("b/l.onnx")});
     ASSERT_EQ(r.status, 0) << r.err;

@@ -2,24 +2,16 @@
 // what it cannot check is exactly the operators newer than opset 17 that the lowering emits.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "../support/gguf_test_support.hpp"
 #include "../support/node_test_dirs.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/lower.hpp"
 #include "gguftool/onnx_export.hpp"
 #include "gguftool/onnx_schemas.hpp"
+#include "onnx_builder.hpp"
 
 namespace gguftool::lowertest {
 namespace {
-
-onnx::ModelProto load(const std::filesystem::path &p) {
-    std::ifstream f(p, std::ios::binary);
-    onnx::ModelProto m;
-    EXPECT_TRUE(m.ParseFromIstream(&f)) << p;
-    return m;
-}
 
 std::set<std::string> keys(const std::map<std::string, size_t> &m) {
     std::set<std::string> out;
@@ -30,13 +22,13 @@ std::set<std::string> keys(const std::map<std::string, size_t> &m) {
 TEST(OnnxCheck, LoweredNodeTestsPassWhatOnnx112Checks) {
     opset29::register_schemas();
     size_t lowered = 0;
-    for (const auto &dir : test::all_node_test_dirs()) {
+    for (const auto &dir : testkit::all_node_test_dirs()) {
         const std::string name = dir.filename().string();
         if (!name.starts_with("test_dequantizepacked") && !name.starts_with("test_unpack"))
             continue;
         for (int opset : {17, 18, 21, 26}) {
             SCOPED_TRACE(dir.string() + " at opset " + std::to_string(opset));
-            onnx::ModelProto m = load(dir / "model.onnx");
+            onnx::ModelProto m = testkit::load_model(dir / "model.onnx");
             try {
                 lower::lower_model(m, {opset});
             } catch (const Error &e) {
@@ -60,7 +52,7 @@ TEST(OnnxCheck, LoweredNodeTestsPassWhatOnnx112Checks) {
 // testdata/sample.gguf exported by to-onnx --opset N in packed and unpack modes.
 TEST(OnnxCheck, LoweredSampleExportsPassWhatOnnx112Checks) {
     opset29::register_schemas();
-    test::TempDir dir;
+    testkit::TempDir dir;
     for (auto mode : {onnx_export::Mode::packed, onnx_export::Mode::unpack})
         for (int opset : {17, 21, 26}) {
             SCOPED_TRACE(std::string(onnx_export::mode_name(mode)) + " at opset " +
@@ -69,10 +61,8 @@ TEST(OnnxCheck, LoweredSampleExportsPassWhatOnnx112Checks) {
             o.mode = mode;
             o.opset = opset;
             const std::string path = dir.file("m.onnx");
-            onnx_export::export_model(
-                gguf::Model::open(std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf"), path,
-                o);
-            const onnx::ModelProto m = load(path);
+            onnx_export::export_model(gguf::Model::open(testkit::kSample), path, o);
+            const onnx::ModelProto m = testkit::load_model(path);
             EXPECT_EQ(m.opset_import(0).version(), opset);
             const lower::CheckResult r = lower::check_with_onnx(m);
             std::set<std::string> allowed;
@@ -86,8 +76,8 @@ TEST(OnnxCheck, LoweredSampleExportsPassWhatOnnx112Checks) {
 // The check can fail: a lowered graph whose Cast feeds Gather a FLOAT index is refused.
 TEST(OnnxCheck, ABrokenLoweringIsRefused) {
     opset29::register_schemas();
-    onnx::ModelProto m =
-        load(test::kRepositoryNodeTests.dir / "test_dequantizepacked_q4_0" / "model.onnx");
+    onnx::ModelProto m = testkit::load_model(testkit::kRepositoryNodeTests.dir /
+                                             "test_dequantizepacked_q4_0" / "model.onnx");
     lower::lower_model(m, {17});
     bool broken = false;
     for (onnx::NodeProto &n : *m.mutable_graph()->mutable_node())

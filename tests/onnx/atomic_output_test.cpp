@@ -14,8 +14,8 @@ using onnx_export::Mode;
 
 // A model of about 1.2 MB, enough for several chunks.
 void write_model(const std::string &path) {
-    write_gguf(path, {{"a", GgmlType::f32, {65536, 4}, testdata::random_bytes(1 << 20, 1)},
-                      {"b", GgmlType::q8_0, {4096, 16}, testdata::random_bytes(16 * 128 * 34, 2)}});
+    write_gguf(path, {{"a", GgmlType::f32, {65536, 4}, testkit::random_bytes(1 << 20, 1)},
+                      {"b", GgmlType::q8_0, {4096, 16}, testkit::random_bytes(16 * 128 * 34, 2)}});
 }
 
 TEST(AtomicOutput, FileSizeLimitLeavesNothing) {
@@ -45,8 +45,8 @@ TEST(AtomicOutput, ErrorKeepsThePreviousOutput) {
     onnx_export::Options o;
     o.external_data = true;
     onnx_export::export_model(model, dir.file("m.onnx"), o);
-    const std::vector<uint8_t> before = read_bytes(dir.file("m.onnx"));
-    const std::vector<uint8_t> data_before = read_bytes(dir.file("m.onnx.data"));
+    const std::vector<uint8_t> before = read_file(dir.file("m.onnx"));
+    const std::vector<uint8_t> data_before = read_file(dir.file("m.onnx.data"));
 
     for (bool external : {false, true}) {
         o.external_data = external;
@@ -57,8 +57,8 @@ TEST(AtomicOutput, ErrorKeepsThePreviousOutput) {
         EXPECT_THROW(onnx_export::export_model(model, dir.file("m.onnx"), o), Error);
         EXPECT_EQ(dir_entries(dir.path()),
                   (std::vector<std::string>{"m.gguf", "m.onnx", "m.onnx.data"}));
-        EXPECT_EQ(read_bytes(dir.file("m.onnx")), before);
-        EXPECT_EQ(read_bytes(dir.file("m.onnx.data")), data_before);
+        EXPECT_EQ(read_file(dir.file("m.onnx")), before);
+        EXPECT_EQ(read_file(dir.file("m.onnx.data")), data_before);
     }
 }
 
@@ -72,7 +72,7 @@ TEST(AtomicOutput, SignalLeavesNothing) {
             SCOPED_TRACE(std::string(strsignal(sig)) + (external ? ", external data" : ""));
             const pid_t pid = fork();
             if (pid == 0) {
-                test::install_cleanup_handler(sig);
+                testkit::install_cleanup_handler(sig);
                 onnx_export::Options o;
                 o.external_data = external;
                 o.progress = [sig](uint64_t done, uint64_t) {
@@ -98,7 +98,7 @@ TEST(AtomicOutput, SignalLeavesNothing) {
 TEST(AtomicOutput, ExportInstallsNoSignalHandler) {
     TempDir dir;
     write_model(dir.file("m.gguf"));
-    const test::DefaultDispositions dispositions;
+    const testkit::DefaultDispositions dispositions;
     for (bool external : {false, true}) {
         SCOPED_TRACE(external ? "external data" : "inline");
         onnx_export::Options o;
@@ -108,12 +108,12 @@ TEST(AtomicOutput, ExportInstallsNoSignalHandler) {
         o.progress = [&](uint64_t, uint64_t) {
             checked = true;
             if (!changed_while_writing)
-                changed_while_writing = test::DefaultDispositions::changed();
+                changed_while_writing = testkit::DefaultDispositions::changed();
         };
         onnx_export::export_model(gguf::Model::open(dir.file("m.gguf")), dir.file("m.onnx"), o);
         EXPECT_TRUE(checked);
         EXPECT_EQ(changed_while_writing, 0) << strsignal(changed_while_writing);
-        EXPECT_EQ(test::DefaultDispositions::changed(), 0);
+        EXPECT_EQ(testkit::DefaultDispositions::changed(), 0);
     }
 }
 
@@ -122,7 +122,7 @@ TEST(AtomicOutput, RefusesToWriteOverTheInput) {
     write_model(dir.file("m.gguf"));
     fs::create_hard_link(dir.file("m.gguf"), dir.file("link.onnx"));
     fs::create_symlink(dir.file("m.gguf"), dir.file("sym.onnx"));
-    const std::vector<uint8_t> before = read_bytes(dir.file("m.gguf"));
+    const std::vector<uint8_t> before = read_file(dir.file("m.gguf"));
     const gguf::Model model = gguf::Model::open(dir.file("m.gguf"));
     for (const char *out : {"m.gguf", "link.onnx", "sym.onnx"}) {
         try {
@@ -137,7 +137,7 @@ TEST(AtomicOutput, RefusesToWriteOverTheInput) {
     // The data file name counts too: OUTPUT.data may not be the input either.
     fs::create_hard_link(dir.file("m.gguf"), dir.file("x.onnx.data"));
     EXPECT_THROW(onnx_export::export_model(model, dir.file("x.onnx"), {}), Error);
-    EXPECT_EQ(read_bytes(dir.file("m.gguf")), before);
+    EXPECT_EQ(read_file(dir.file("m.gguf")), before);
     EXPECT_FALSE(fs::exists(dir.file("x.onnx")));
 }
 
@@ -177,8 +177,8 @@ TEST(AtomicOutput, CtrlCOnTheCommandLineLeavesNothing) {
         gguf::Writer w;
         w.add_tensor("big", GgmlType::f32, {uint64_t(1) << 26}, {});
         const std::vector<uint8_t> header = w.to_bytes();
-        test::write_file(in, header);
-        test::resize_file(in, (header.size() + 31) / 32 * 32 + (uint64_t(1) << 28));
+        testkit::write_file(in, header);
+        testkit::resize_file(in, (header.size() + 31) / 32 * 32 + (uint64_t(1) << 28));
 
         std::vector<std::string> args = {GGUFTOOL_EXE, "to-onnx", in, dir.file("big.onnx"),
                                          "--quiet"};

@@ -63,20 +63,20 @@ Worst check(GgmlType type, bool random) {
 }
 
 TEST(DecoderNbits, EveryQuantizedFormatHasAForm) {
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         const std::optional<decoder::NbitsForm> f = decoder::nbits_form(t);
         ASSERT_TRUE(f) << type_name(t);
         EXPECT_TRUE(f->bits == 4 || f->bits == 8) << type_name(t);
         EXPECT_TRUE(f->block == 16 || f->block == 32) << type_name(t);
         EXPECT_EQ(traits(t).block_size % uint32_t(f->block), 0u) << type_name(t);
     }
-    for (GgmlType t : testdata::plain_types()) EXPECT_FALSE(decoder::nbits_form(t)) << type_name(t);
+    for (GgmlType t : testkit::plain_types()) EXPECT_FALSE(decoder::nbits_form(t)) << type_name(t);
 }
 
 // Exact: every value equal to llama.cpp's, bit for bit on llama.cpp's blocks; on random bytes a
 // block whose scale is 0 may give +0 where llama.cpp's sign flip gives -0.
 TEST(DecoderNbits, FormatsWithoutAMinimumAreExact) {
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         if (decoder::nbits_form(t)->offsets) continue;
         const Worst llama = check(t, false), random = check(t, true);
         EXPECT_GT(llama.compared + random.compared, 0u) << type_name(t);
@@ -107,7 +107,7 @@ TEST(DecoderNbits, MinimumFormatsStayWithinTheirBound) {
 TEST(DecoderNbits, Table) {
     std::printf("%-8s %6s %6s %5s %6s  %-28s %-28s\n", "format", "GGUF", "nbits", "bits", "block",
                 "llama.cpp's blocks", "random bytes");
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         const decoder::NbitsForm f = *decoder::nbits_form(t);
         const double gguf = 8.0 * traits(t).type_size / traits(t).block_size;
         const double nbits = f.bits + 32.0 * (f.offsets ? 2 : 1) / f.block;

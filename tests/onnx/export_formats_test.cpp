@@ -15,7 +15,7 @@ TensorSpec quantized_tensor(GgmlType type, const std::string &name, uint64_t see
     return {name,
             type,
             {n_per_row, rows},
-            llama_quantized(type, rows, n_per_row, testdata::Distribution::normal, seed)};
+            llama_quantized(type, rows, n_per_row, testkit::Distribution::normal, seed)};
 }
 
 onnx_export::Result convert(const std::string &in, const std::string &out, Mode mode,
@@ -41,7 +41,7 @@ void expect_dequantized_model_holds(const TempDir &dir, const TensorSpec &t) {
     std::vector<float> stored(1024);
     ASSERT_EQ(v->raw_data().size(), stored.size() * 4);
     std::memcpy(stored.data(), v->raw_data().data(), v->raw_data().size());
-    EXPECT_TRUE(same_bits(llama_decode(t.type, t.bytes, 1024), stored));
+    EXPECT_TRUE(same_bits(llama_decode(llama(), t.type, t.bytes), stored, Nans::exact));
 }
 
 class EveryFormat : public testing::TestWithParam<GgmlType> {};
@@ -82,12 +82,13 @@ TEST_P(EveryFormat, PackedAndDequantizedModelsDecodeLikeLlama) {
     const auto outputs = run(dir.file("m.onnx"));
     ASSERT_EQ(outputs.count(t.name), 1u);
     EXPECT_EQ(outputs.at(t.name).shape(), (runtime::Shape{2, 512}));
-    EXPECT_TRUE(same_bits(llama_decode(type, t.bytes, 1024), floats(outputs.at(t.name))));
+    EXPECT_TRUE(
+        same_bits(llama_decode(llama(), type, t.bytes), floats(outputs.at(t.name)), Nans::exact));
 
     expect_dequantized_model_holds(dir, t);
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, EveryFormat, testing::ValuesIn(testdata::quantized_types()),
+INSTANTIATE_TEST_SUITE_P(Formats, EveryFormat, testing::ValuesIn(testkit::quantized_types()),
                          param_name);
 
 // float16 and bfloat16 outputs are llama.cpp's floats rounded once to nearest even; double is
@@ -106,7 +107,8 @@ TEST(Export, OutputTypesRoundLlamasFloatsOnce) {
             check_model(dir.file("m.onnx"));
             const auto outputs = run(dir.file("m.onnx"));
             for (const TensorSpec &t : tensors) {
-                const std::vector<float> ref = llama_decode(t.type, t.bytes, 1024);
+                const std::vector<float> ref = llama_decode(llama(), t.type, t.bytes);
+                ASSERT_EQ(ref.size(), 1024u) << t.name;
                 const runtime::Tensor &got = outputs.at(t.name);
                 ASSERT_EQ(int(got.dtype()), int(out)) << t.name;
                 if (out == DataType::float64) {
@@ -145,7 +147,7 @@ TEST(Export, PlainTensorsKeepTypeShapeAndBytes) {
         const GgmlType type = types[i].first;
         const std::vector<uint64_t> dims = {5, 3, 2};
         tensors.push_back({std::string("plain.") + type_name(type), type, dims,
-                           testdata::random_bytes(30 * traits(type).type_size, i)});
+                           testkit::random_bytes(30 * traits(type).type_size, i)});
     }
     tensors.push_back({"scalar", GgmlType::f32, {}, {0, 0, 0x80, 0x3f}});
     write_gguf(dir.file("m.gguf"), tensors);
@@ -213,7 +215,7 @@ TEST(Export, SplitModelsAreJoined) {
             {fmt::format("blk.{}.norm", shard),
              GgmlType::f32,
              {4},
-             testdata::random_bytes(16, shard)}};
+             testkit::random_bytes(16, shard)}};
         gguf::Writer w;
         w.add("general.architecture", gguf::MetaValue::str("llama"));
         w.add("split.no", gguf::MetaValue::u16(shard));
@@ -230,8 +232,8 @@ TEST(Export, SplitModelsAreJoined) {
     for (size_t i = 0; i < all.size(); ++i) {
         EXPECT_EQ(m.graph().output(int(i)).name(), all[i].name);
         if (all[i].type == GgmlType::q4_0) {
-            EXPECT_TRUE(same_bits(llama_decode(all[i].type, all[i].bytes, 1024),
-                                  floats(outputs.at(all[i].name))));
+            EXPECT_TRUE(same_bits(llama_decode(llama(), all[i].type, all[i].bytes),
+                                  floats(outputs.at(all[i].name)), Nans::exact));
         }
     }
     bool has_shards = false;
@@ -253,7 +255,8 @@ TEST(Export, GeneratedNamesAvoidTensorNames) {
         check_model(dir.file("m.onnx"));
         const auto outputs = run(dir.file("m.onnx"));
         for (const TensorSpec &t : {a, b, c})
-            EXPECT_TRUE(same_bits(llama_decode(t.type, t.bytes, 1024), floats(outputs.at(t.name))))
+            EXPECT_TRUE(same_bits(llama_decode(llama(), t.type, t.bytes),
+                                  floats(outputs.at(t.name)), Nans::exact))
                 << t.name;
     }
 }

@@ -49,7 +49,7 @@ TEST_P(FormatRow, HasEveryPart) {
     TempDir dir;
     write_gguf(
         dir.file("m.gguf"),
-        {{"w", type, {2 * uint64_t(tt.block_size)}, testdata::random_bytes(2 * tt.type_size, 7)}});
+        {{"w", type, {2 * uint64_t(tt.block_size)}, testkit::random_bytes(2 * tt.type_size, 7)}});
     const gguf::Model model = gguf::Model::open(dir.file("m.gguf"));
 
     onnx_export::Options lowered;
@@ -69,8 +69,8 @@ TEST_P(FormatRow, HasEveryPart) {
     EXPECT_EQ(count_ops(m, "DequantizePacked"), form ? 0u : 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryBlockFormat, FormatRow,
-                         testing::ValuesIn(testdata::quantized_types()), param_name);
+INSTANTIATE_TEST_SUITE_P(EveryBlockFormat, FormatRow, testing::ValuesIn(testkit::quantized_types()),
+                         param_name);
 
 }  // namespace
 }  // namespace gguftool::onnxtest

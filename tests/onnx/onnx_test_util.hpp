@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,11 +26,12 @@
 #include "gguftool/onnx_schemas.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/runtime.hpp"
+#include "onnx_builder.hpp"
 #include "process.hpp"
 
 namespace gguftool::onnxtest {
 
-using test::TempDir;
+using testkit::TempDir;
 namespace fs = std::filesystem;
 
 // The ten formats with an Unpack form.
@@ -43,30 +43,24 @@ inline std::string param_name(const testing::TestParamInfo<GgmlType> &info) {
     return type_name(info.param);
 }
 
-using test::llama;  // llama.cpp, or a failed test
+using testkit::llama;  // llama.cpp, or a failed test
 
 // `rows` rows of `n_per_row` values of `dist`, quantized to `type` by llama.cpp (with an importance
 // matrix where the type needs one).
 inline std::vector<uint8_t> llama_quantized(GgmlType type, size_t rows, size_t n_per_row,
-                                            testdata::Distribution dist, uint64_t seed) {
+                                            testkit::Distribution dist, uint64_t seed) {
     const reference::Ggml &g = llama();
-    const std::vector<float> values = testdata::make_values(dist, rows * n_per_row, seed);
+    const std::vector<float> values = testkit::make_values(dist, rows * n_per_row, seed);
     const std::vector<float> imatrix = testkit::requires_imatrix(g, type)
-                                           ? testdata::make_imatrix(n_per_row, seed + 1)
+                                           ? testkit::make_imatrix(n_per_row, seed + 1)
                                            : std::vector<float>{};
     testkit::Quantized q = testkit::quantize_with_llama(g, type, values, n_per_row, imatrix);
     if (q.bytes.empty()) throw std::runtime_error(q.failure);
     return q.bytes;
 }
 
-// llama.cpp's FLOAT decode of `bytes` (dequantize_row_<type>; q8_1, which it cannot decode, by
-// its definition).
-inline std::vector<float> llama_decode(GgmlType type, const std::vector<uint8_t> &bytes,
-                                       uint64_t elements) {
-    std::vector<float> out = testutil::llama_decode(llama(), type, bytes);
-    EXPECT_EQ(out.size(), elements);
-    return out;
-}
+// llama.cpp's FLOAT decode (the kit's, gguf_test_support.hpp).
+using testkit::llama_decode;
 
 struct TensorSpec {
     std::string name;
@@ -87,12 +81,7 @@ inline uint64_t elements_of(const std::vector<uint64_t> &dims) {
     return n;
 }
 
-inline onnx::ModelProto load_model(const std::string &path) {
-    onnx::ModelProto m;
-    std::ifstream in(path, std::ios::binary);
-    if (!m.ParseFromIstream(&in)) throw std::runtime_error("cannot parse " + path);
-    return m;
-}
+using testkit::load_model;
 
 // ONNX's checker (external data located beside the model) and strict shape inference, with the
 // opset-29 schemas registered. Returns the model with inferred shapes.
@@ -138,38 +127,16 @@ inline std::map<std::string, runtime::Tensor> run(const std::string &path) {
     return out;
 }
 
-inline uint32_t bits(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
-
-// Equal bit for bit; with `nan_equal`, any NaN matches any NaN.
-inline testing::AssertionResult same_bits(const std::vector<float> &expected,
-                                          const std::vector<float> &actual,
-                                          bool nan_equal = false) {
-    if (expected.size() != actual.size())
-        return testing::AssertionFailure()
-               << "sizes differ: " << expected.size() << " vs " << actual.size();
-    for (size_t i = 0; i < expected.size(); ++i) {
-        if (nan_equal && std::isnan(expected[i]) && std::isnan(actual[i])) continue;
-        if (bits(expected[i]) != bits(actual[i]))
-            return testing::AssertionFailure()
-                   << "index " << i << ": expected " << expected[i] << " (0x" << std::hex
-                   << bits(expected[i]) << "), got " << actual[i] << " (0x" << bits(actual[i])
-                   << ")";
-    }
-    return testing::AssertionSuccess();
-}
+// The kit's bit-for-bit comparison (gguf_test_support.hpp).
+using testkit::Nans;
+using testkit::same_bits;
 
 inline std::vector<float> floats(const runtime::Tensor &t) {
     EXPECT_EQ(t.dtype(), DataType::float32);
     return t.to_vector<float>();
 }
 
-inline std::vector<uint8_t> read_bytes(const std::string &path) {
-    return test::read_file(path);
-}
+using testkit::read_file;
 
 using testkit::dir_entries;
 using CliResult = testkit::ProcessResult;

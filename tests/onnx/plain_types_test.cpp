@@ -16,7 +16,7 @@ std::vector<double> sample_values() {
     std::vector<double> v = {0.0,     -0.0,     1.0,       -2.5,          1.0009765625, 65504.0,
                              65520.0, 1e-8,     6.1e-5,    1e30,          -1e30,        3.0e38,
                              1e-40,   INFINITY, -INFINITY, 1.00048828125, 257.0 / 256};
-    for (float f : testdata::make_values(testdata::Distribution::normal, 47, 5))
+    for (float f : testkit::make_values(testkit::Distribution::normal, 47, 5))
         v.push_back(double(f) * (1 + 1e-9));  // bits beyond float's, for f64 tensors
     return v;
 }
@@ -85,7 +85,7 @@ TEST(PlainTypes, FloatingTensorsTakeTheOutputTypeRoundedOnce) {
         tensors.push_back(
             {std::string("plain.") + type_name(type), type, {values.size()}, stored.back().bytes});
     }
-    const std::vector<uint8_t> ints = testdata::random_bytes(4 * values.size(), 9);
+    const std::vector<uint8_t> ints = testkit::random_bytes(4 * values.size(), 9);
     tensors.push_back({"plain.i32", GgmlType::i32, {values.size()}, ints});
     write_gguf(dir.file("m.gguf"), tensors);
 

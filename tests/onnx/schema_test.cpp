@@ -128,7 +128,7 @@ TEST(Schemas, FormatNamesAreTheSpecsIdentifiers) {
         "gguf:iq2_s",   "gguf:iq4_xs", "gguf:iq1_m",   "gguf:tq1_0", "gguf:tq2_0",  "gguf:mxfp4",
         "gguf:nvfp4",   "gguf:q1_0",   "gguf:q2_0"};
     std::vector<std::string> ours;
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         ours.push_back(opset29::format_name(t));
         EXPECT_EQ(opset29::format_type(ours.back()), t);
     }
@@ -144,12 +144,12 @@ TEST(Schemas, FormatNamesAreTheSpecsIdentifiers) {
 // Every DequantizePacked and Unpack example of the specs, as each set of node tests holds them:
 // ONNX's checker accepts the model, and shape inference (with `count` made a constant) gives the
 // type and shape of the expected output.
-class SpecExamples : public test::NodeTestRootTest {};
+class SpecExamples : public testkit::NodeTestRootTest {};
 
 TEST_P(SpecExamples, PassCheckerAndInferTheExpectedOutput) {
     opset29::register_schemas();
     size_t checked = 0;
-    for (const fs::path &dir : test::node_test_dirs(GetParam())) {
+    for (const fs::path &dir : testkit::node_test_dirs(GetParam())) {
         const std::string name = dir.filename().string();
         if (name.rfind("test_dequantizepacked", 0) != 0 && name.rfind("test_unpack", 0) != 0)
             continue;
@@ -182,8 +182,8 @@ TEST_P(SpecExamples, PassCheckerAndInferTheExpectedOutput) {
     EXPECT_EQ(checked, 11u);  // 5 DequantizePacked + 6 Unpack examples
 }
 
-INSTANTIATE_TEST_SUITE_P(Roots, SpecExamples, ::testing::ValuesIn(test::kNodeTestRoots),
-                         test::root_name);
+INSTANTIATE_TEST_SUITE_P(Roots, SpecExamples, ::testing::ValuesIn(testkit::kNodeTestRoots),
+                         testkit::root_name);
 
 TEST(Schemas, DequantizePackedInference) {
     const auto y =

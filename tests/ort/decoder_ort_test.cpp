@@ -21,6 +21,7 @@
 #include "gguftool/gguf.hpp"
 #include "gguftool/llama_reference.hpp"
 #include "gguftool/runtime.hpp"
+#include "onnx_builder.hpp"
 #include "ort_support.hpp"
 #include "tiny_decoder.hpp"
 
@@ -288,9 +289,7 @@ TEST_P(DecoderOrtNbitsQuantized, NoWeightIsDecodedToFloat) {
         EXPECT_EQ(form.find("DequantizePacked"), std::string::npos) << form << ": " << count;
         types.insert(form.substr(0, form.find(' ')));
     }
-    onnx::ModelProto m;
-    std::ifstream f(r.model_path, std::ios::binary);
-    ASSERT_TRUE(m.ParseFromIstream(&f));
+    const onnx::ModelProto m = testkit::load_model(r.model_path);
     std::set<std::string> initializers;
     for (const onnx::TensorProto &t : m.graph().initializer()) initializers.insert(t.name());
     for (const onnx::NodeProto &n : m.graph().node()) EXPECT_NE(n.op_type(), "DequantizePacked");

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <map>
 
 #include "../support/format_cases.hpp"
@@ -17,6 +16,7 @@
 #include "gguftool/reference.hpp"
 #include "gguftool/runtime/session.hpp"
 #include "gguftool/runtime/tensor_io.hpp"
+#include "onnx_builder.hpp"
 #include "ort_support.hpp"
 
 namespace gguftool::orttest {
@@ -68,10 +68,7 @@ TEST_P(LowerFormatsOrt, EveryFormatMatchesLlamaBitForBit) {
     EXPECT_EQ(report.dequantize_packed, chosen.size());
     TempDir dir;
     const std::string path = dir.file("lowered.onnx");
-    {
-        std::ofstream f(path, std::ios::binary);
-        ASSERT_TRUE(model.SerializeToOstream(&f));
-    }
+    testkit::save_model(model, path);
     const RunResult r = run_ort(path, dir.file("out"));
     ASSERT_EQ(r.status, 0) << r.err;
     // Our executor runs the same lowered model.

@@ -70,11 +70,11 @@ TEST_P(LowerNodeTestsOrt, LoweredTestPassesInOnnxruntime) {
 
 std::vector<Param> params() {
     std::vector<Param> out;
-    for (const fs::path &d : test::all_node_test_dirs()) {
+    for (const fs::path &d : testkit::all_node_test_dirs()) {
         // The decoder operators' tests have nothing to lower (and ReduceMean-18 cannot be
         // re-stamped as 17), and their double-precision expected values are not onnxruntime's
         // float results bit for bit.
-        if (test::is_decoder_operator_test(d.filename().string())) continue;
+        if (testkit::is_decoder_operator_test(d.filename().string())) continue;
         for (int opset : {17, 21, 26}) out.push_back({d, opset});
     }
     return out;

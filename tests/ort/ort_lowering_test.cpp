@@ -164,7 +164,7 @@ TEST_P(OrtLowering, EveryOutputMatchesOnnxruntimeBitForBit) {
     const int64_t opset = GetParam();
     const rt::Inputs inputs = make_inputs();
     ModelBuilder m = make_model(opset, inputs);
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string model = dir.file("m.onnx"), outdir = dir.file("out");
     m.save(model);
     std::vector<std::string> argv = {kNode, kDriver, model, outdir};

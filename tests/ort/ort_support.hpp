@@ -16,7 +16,7 @@ namespace gguftool::orttest {
 
 using test::run_gguftool;
 using test::RunResult;
-using test::TempDir;
+using testkit::TempDir;
 
 inline const std::string kNode = GGUFTOOL_NODE;  // empty when CMake found no node
 inline const std::string kDriver = GGUFTOOL_ORT_DRIVER;

@@ -39,16 +39,16 @@ TEST_P(OrtSample, SampleRunsAndMatchesLlamaBitForBit) {
     const auto [dtype_flag, dtype, ort_name, mode, opset] = GetParam();
     TempDir dir;
     const std::string model = dir.file("m.onnx"), outdir = dir.file("out");
-    std::vector<std::string> args = {"to-onnx",        "-q",       "--mode",      mode,
-                                     "--output-dtype", dtype_flag, test::kSample, model};
+    std::vector<std::string> args = {"to-onnx",        "-q",       "--mode",         mode,
+                                     "--output-dtype", dtype_flag, testkit::kSample, model};
     if (opset) args.insert(args.end(), {"--opset", std::to_string(opset)});
     const RunResult c = run_gguftool(args);
     ASSERT_EQ(c.status, 0) << c.err;
     const RunResult r = run_ort(model, outdir);
     ASSERT_EQ(r.status, 0) << r.err;
 
-    const gguf::Model gguf = gguf::Model::open(test::kSample);
-    const std::vector<test::LlamaTensorView> llama = test::llama_tensors(test::kSample);
+    const gguf::Model gguf = gguf::Model::open(testkit::kSample);
+    const std::vector<test::LlamaTensorView> llama = test::llama_tensors(testkit::kSample);
     ASSERT_EQ(llama.size(), gguf.tensors().size());
     size_t lines = 0;
     for (char ch : r.out) lines += ch == '\n';
@@ -62,7 +62,8 @@ TEST_P(OrtSample, SampleRunsAndMatchesLlamaBitForBit) {
         ASSERT_EQ(got.dtype(), dtype);
         EXPECT_EQ(got.shape(), onnx_shape(std::span(info->ne).first(info->n_dims)));
         std::vector<uint8_t> want;
-        for (float f : test::llama_decode(t)) append_expected(want, f, dtype);
+        for (float f : testkit::llama_decode(testkit::llama(), GgmlType(t.type), t.bytes))
+            append_expected(want, f, dtype);
         ASSERT_EQ(got.bytes().size(), want.size());
         size_t differing = 0, first = 0;
         for (size_t i = 0; i < want.size(); ++i)
@@ -101,7 +102,7 @@ TEST(Ort, Bfloat16OutputsAreRefusedWithAClearMessage) {
     TempDir dir;
     const std::string model = dir.file("m.onnx");
     ASSERT_EQ(run_gguftool({"to-onnx", "-q", "--mode", "dequantized", "--output-dtype", "bfloat16",
-                            "--tensor", "blk.0.attn_v.weight", test::kSample, model})
+                            "--tensor", "blk.0.attn_v.weight", testkit::kSample, model})
                   .status,
               0);
     const RunResult r = run_ort(model, dir.file("out"));
@@ -118,7 +119,7 @@ TEST(Ort, PackedModelsAreRefusedForTheirOpset) {
     SKIP_WITHOUT_ORT();
     TempDir dir;
     const std::string model = dir.file("m.onnx");
-    ASSERT_EQ(run_gguftool({"to-onnx", "-q", test::kSample, model}).status, 0);
+    ASSERT_EQ(run_gguftool({"to-onnx", "-q", testkit::kSample, model}).status, 0);
     const RunResult r = run_ort(model, dir.file("out"));
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("Opset 29 is under development"), std::string::npos) << r.err;

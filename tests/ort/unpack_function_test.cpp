@@ -5,11 +5,10 @@
 #include <onnx/defs/function.h>
 #include <onnx/defs/schema.h>
 
-#include <fstream>
-
 #include "../support/node_test_dirs.hpp"
 #include "gguftool/onnx_schemas.hpp"
 #include "gguftool/runtime/tensor_io.hpp"
+#include "onnx_builder.hpp"
 #include "ort_support.hpp"
 
 namespace gguftool::orttest {
@@ -22,9 +21,7 @@ class UnpackFunction : public testing::TestWithParam<fs::path> {};
 // The model with every Unpack node replaced by ONNX's expansion of the schema's function body,
 // re-stamped with opset 17, the oldest whose operators the body uses (onnxruntime stops at 26).
 onnx::ModelProto expanded(const fs::path &model_path) {
-    std::ifstream f(model_path, std::ios::binary);
-    onnx::ModelProto m;
-    EXPECT_TRUE(m.ParseFromIstream(&f));
+    onnx::ModelProto m = testkit::load_model(model_path);
     const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema("Unpack", 29, "");
     EXPECT_NE(schema, nullptr);
     EXPECT_TRUE(schema->HasContextDependentFunction());
@@ -59,10 +56,7 @@ TEST_P(UnpackFunction, ExpansionMatchesTheOperator) {
     TempDir tmp;
     const onnx::ModelProto m = expanded(dir / "model.onnx");
     const std::string path = tmp.file("expanded.onnx");
-    {
-        std::ofstream f(path, std::ios::binary);
-        ASSERT_TRUE(m.SerializeToOstream(&f));
-    }
+    testkit::save_model(m, path);
     std::vector<std::string> inputs;
     for (int i = 0; i < m.graph().input_size(); ++i) {
         const std::string npy = tmp.file("in" + std::to_string(i) + ".npy");
@@ -86,7 +80,7 @@ TEST_P(UnpackFunction, ExpansionMatchesTheOperator) {
 
 std::vector<fs::path> unpack_tests() {
     std::vector<fs::path> out;
-    for (const fs::path &d : test::all_node_test_dirs())
+    for (const fs::path &d : testkit::all_node_test_dirs())
         if (d.filename().string().starts_with("test_unpack")) out.push_back(d);
     return out;
 }

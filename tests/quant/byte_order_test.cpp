@@ -90,7 +90,7 @@ TEST(ByteOrder, WordsReversedWhereTheSpecPutsThem) {
         SCOPED_TRACE(type_name(t));
         const uint32_t bytes = traits(t).type_size;
         const uint64_t nblocks = 300;  // more than one internal run of blocks for every size
-        const std::vector<uint8_t> in = testdata::random_bytes(bytes * nblocks, uint32_t(t) + 1);
+        const std::vector<uint8_t> in = testkit::random_bytes(bytes * nblocks, uint32_t(t) + 1);
         std::vector<uint8_t> out(in.size());
         quant::swap_byte_order(t, in.data(), out.data(), nblocks);
         EXPECT_EQ(out, expected_swap(layout, bytes, in));
@@ -105,7 +105,7 @@ TEST(ByteOrder, SwappingTwiceIsTheIdentity) {
         SCOPED_TRACE(type_name(t));
         const uint64_t nblocks = 17;
         const std::vector<uint8_t> in =
-            testdata::random_bytes(traits(t).type_size * nblocks, 100 + uint32_t(t));
+            testkit::random_bytes(traits(t).type_size * nblocks, 100 + uint32_t(t));
         std::vector<uint8_t> once(in.size()), twice(in.size());
         quant::swap_byte_order(t, in.data(), once.data(), nblocks);
         quant::swap_byte_order(t, once.data(), twice.data(), nblocks);
@@ -123,7 +123,7 @@ U reversed(U v) {
 
 // Plain types: element by element, as a big-endian machine stores the same numbers.
 TEST(ByteOrder, PlainElementsAsABigEndianMachineStoresThem) {
-    const std::vector<uint8_t> in = testdata::random_bytes(8 * 64, 7);
+    const std::vector<uint8_t> in = testkit::random_bytes(8 * 64, 7);
     const auto check = [&]<class U>(GgmlType t, U) {
         SCOPED_TRACE(type_name(t));
         const size_t n = in.size() / sizeof(U);

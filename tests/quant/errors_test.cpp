@@ -49,9 +49,9 @@ TEST_P(LengthErrors, WrongByteCountThrowsBeforeReading) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFormats, LengthErrors, testing::ValuesIn(testdata::quantized_types()),
+INSTANTIATE_TEST_SUITE_P(AllFormats, LengthErrors, testing::ValuesIn(testkit::quantized_types()),
                          [](const auto &info) { return std::string(type_name(info.param)); });
-INSTANTIATE_TEST_SUITE_P(PlainTypes, LengthErrors, testing::ValuesIn(testdata::plain_types()),
+INSTANTIATE_TEST_SUITE_P(PlainTypes, LengthErrors, testing::ValuesIn(testkit::plain_types()),
                          [](const auto &info) { return std::string(type_name(info.param)); });
 
 // Plain types have block size 1: no partial blocks.
@@ -67,7 +67,7 @@ TEST_P(PartialBlocks, Throw) {
         << msg;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFormats, PartialBlocks, testing::ValuesIn(testdata::quantized_types()),
+INSTANTIATE_TEST_SUITE_P(AllFormats, PartialBlocks, testing::ValuesIn(testkit::quantized_types()),
                          [](const auto &info) { return std::string(type_name(info.param)); });
 
 TEST(DecodeErrors, RemovedTypesThrow) {

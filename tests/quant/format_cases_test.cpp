@@ -5,17 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
+
+#include "gguf_test_support.hpp"
 
 namespace gguftool::testkit {
 namespace {
-
-std::vector<uint32_t> bits(const std::vector<float> &v) {
-    std::vector<uint32_t> b(v.size());
-    for (size_t i = 0; i < v.size(); ++i) std::memcpy(&b[i], &v[i], 4);
-    return b;
-}
 
 TEST(FormatCases, CacheHoldsWhatLlamaMakes) {
     const std::vector<FormatCase> &cached = format_cases();
@@ -27,7 +22,7 @@ TEST(FormatCases, CacheHoldsWhatLlamaMakes) {
         EXPECT_EQ(cached[i].type, fresh[i].type);
         EXPECT_EQ(cached[i].shape, fresh[i].shape);
         EXPECT_EQ(cached[i].bytes, fresh[i].bytes);
-        EXPECT_EQ(bits(cached[i].want), bits(fresh[i].want));  // NaN payloads too
+        EXPECT_TRUE(same_bits(cached[i].want, fresh[i].want, Nans::exact));  // NaN payloads too
     }
 }
 

@@ -6,7 +6,7 @@
 namespace gguftool {
 namespace {
 
-using testdata::Distribution;
+using testkit::Distribution;
 using testutil::TypeTarget;
 
 constexpr size_t kElements = 16384;  // 64 blocks of 256, 512 of 32
@@ -17,10 +17,10 @@ constexpr size_t kRandomElements = 65536;
 // one, and for the mixed data on every type (it takes the quantizers down their weighted paths).
 testkit::Quantized quantize(const reference::Ggml &g, GgmlType t, Distribution d) {
     const uint64_t seed = 1000 * uint64_t(t) + uint64_t(d);
-    const std::vector<float> values = testdata::make_values(d, kElements, seed);
+    const std::vector<float> values = testkit::make_values(d, kElements, seed);
     const bool needs = g.quantize_requires_imatrix && g.quantize_requires_imatrix(int(t));
     const std::vector<float> imatrix = needs || d == Distribution::mixed
-                                           ? testdata::make_imatrix(kPerRow, seed + 1)
+                                           ? testkit::make_imatrix(kPerRow, seed + 1)
                                            : std::vector<float>{};
     return testkit::quantize_with_llama(g, t, values, kPerRow, imatrix);
 }
@@ -31,29 +31,29 @@ class LlamaQuantizer : public testing::TestWithParam<GgmlType> {};
 
 TEST_P(LlamaQuantizer, EveryTargetMatches) {
     const GgmlType type = GetParam();
-    auto g = testutil::ggml_or_fail();
-    ASSERT_TRUE(g);
-    for (Distribution d : testdata::kDistributions) {
+    const reference::Ggml *g = &testkit::llama();  // or a failed test
+    for (Distribution d : testkit::kDistributions) {
         const testkit::Quantized q = quantize(*g, type, d);
         if (q.bytes.empty()) {
             // llama.cpp itself cannot quantize some extreme inputs (its grid searches abort); the
             // ordinary distribution must always work.
             ASSERT_NE(d, Distribution::normal) << q.failure;
             std::printf("note: %s, %s data: %s; case not run\n", type_name(type),
-                        testdata::distribution_name(d), q.failure.c_str());
+                        testkit::distribution_name(d), q.failure.c_str());
             continue;
         }
-        const std::vector<float> expected = testutil::llama_decode(*g, type, q.bytes);
+        const std::vector<float> expected = testkit::llama_decode(*g, type, q.bytes);
         for (int64_t target : testutil::simd_targets()) {
-            SCOPED_TRACE(std::string(type_name(type)) + ", " + testdata::distribution_name(d) +
+            SCOPED_TRACE(std::string(type_name(type)) + ", " + testkit::distribution_name(d) +
                          " data, target " + hwy::TargetName(target));
             testutil::ForcedTarget forced(target);
-            EXPECT_TRUE(testutil::same_floats(expected, testutil::our_decode(type, q.bytes)));
+            EXPECT_TRUE(testkit::same_bits(expected, testutil::our_decode(type, q.bytes),
+                                           testkit::Nans::any));
         }
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFormats, LlamaQuantizer, testing::ValuesIn(testdata::quantized_types()),
+INSTANTIATE_TEST_SUITE_P(AllFormats, LlamaQuantizer, testing::ValuesIn(testkit::quantized_types()),
                          [](const auto &info) { return std::string(type_name(info.param)); });
 
 // Random bytes: one test per (format, target).
@@ -61,30 +61,29 @@ class LlamaMatch : public testing::TestWithParam<TypeTarget> {};
 
 TEST_P(LlamaMatch, RandomBytes) {
     const auto [type, target] = GetParam();
-    auto g = testutil::ggml_or_fail();
-    ASSERT_TRUE(g);
+    const reference::Ggml *g = &testkit::llama();  // or a failed test
     SCOPED_TRACE(std::string(type_name(type)) + ", random bytes, target " +
                  hwy::TargetName(target));
     const std::vector<uint8_t> in =
         testutil::random_blocks(type, kRandomElements, 77 + uint64_t(type));
-    const std::vector<float> expected = testutil::llama_decode(*g, type, in);
+    const std::vector<float> expected = testkit::llama_decode(*g, type, in);
     testutil::ForcedTarget forced(target);
-    EXPECT_TRUE(testutil::same_floats(expected, testutil::our_decode(type, in)));
+    EXPECT_TRUE(testkit::same_bits(expected, testutil::our_decode(type, in), testkit::Nans::any));
 }
 
 // A block count that is not a multiple of any vector width or unroll factor, so tails are hit.
 TEST_P(LlamaMatch, OddBlockCounts) {
     const auto [type, target] = GetParam();
-    auto g = testutil::ggml_or_fail();
-    ASSERT_TRUE(g);
+    const reference::Ggml *g = &testkit::llama();  // or a failed test
     const TypeTraits &tt = traits(type);
     for (size_t blocks : {1, 3, 7, 13}) {
         SCOPED_TRACE(std::string(type_name(type)) + ", " + std::to_string(blocks) +
                      " random blocks, target " + hwy::TargetName(target));
-        const std::vector<uint8_t> in = testdata::random_bytes(blocks * tt.type_size, blocks);
-        const std::vector<float> expected = testutil::llama_decode(*g, type, in);
+        const std::vector<uint8_t> in = testkit::random_bytes(blocks * tt.type_size, blocks);
+        const std::vector<float> expected = testkit::llama_decode(*g, type, in);
         testutil::ForcedTarget forced(target);
-        EXPECT_TRUE(testutil::same_floats(expected, testutil::our_decode(type, in)));
+        EXPECT_TRUE(
+            testkit::same_bits(expected, testutil::our_decode(type, in), testkit::Nans::any));
     }
 }
 
@@ -101,7 +100,7 @@ TEST(QuantFormats, TableHasEveryBlockFormat) {
     for (uint32_t id = 0; id < kGgmlTypeCount; ++id)
         if (!kTypeTable[id].removed && g->blck_size(int(id)) > 1)
             llama_blocks.push_back(static_cast<GgmlType>(id));
-    EXPECT_EQ(testdata::quantized_types(), llama_blocks);
+    EXPECT_EQ(testkit::quantized_types(), llama_blocks);
     EXPECT_FALSE(llama_blocks.empty());
 }
 

@@ -28,10 +28,9 @@ std::vector<T> decode_as(GgmlType t, const std::vector<uint8_t> &in, DataType o)
 class OutputTypes : public testing::TestWithParam<TypeTarget> {
 protected:
     void SetUp() override {
-        auto g = testutil::ggml_or_fail();
-        ASSERT_TRUE(g);
+        const reference::Ggml *g = &testkit::llama();  // or a failed test
         in_ = test_input(GetParam().type);
-        expected_ = testutil::llama_decode(*g, GetParam().type, in_);
+        expected_ = testkit::llama_decode(*g, GetParam().type, in_);
         ASSERT_FALSE(expected_.empty());
     }
 
@@ -48,7 +47,7 @@ protected:
             if (bad++ < 3)
                 ADD_FAILURE() << type_name(type) << " on " << hwy::TargetName(target)
                               << ": element " << i << " float " << expected_[i] << " (0x"
-                              << std::hex << testutil::float_bits(expected_[i])
+                              << std::hex << testkit::float_bits(expected_[i])
                               << ") should become 0x" << want << ", got 0x" << got[i] << std::dec;
         }
         EXPECT_EQ(bad, 0u);

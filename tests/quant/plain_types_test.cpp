@@ -98,8 +98,7 @@ std::vector<I> tricky_ints() {
 class PlainTypes : public testing::TestWithParam<int64_t> {
 protected:
     void SetUp() override {
-        g_ = testutil::ggml_or_fail();
-        ASSERT_TRUE(g_);
+        g_ = &testkit::llama();  // or a failed test
         fp16_to_fp32_ =
             reinterpret_cast<float (*)(uint16_t)>(dlsym(g_->handle, "ggml_fp16_to_fp32"));
         bf16_to_fp32_ =
@@ -125,7 +124,7 @@ protected:
         EXPECT_EQ(bad, 0u) << what;
     }
 
-    std::shared_ptr<const reference::Ggml> g_;
+    const reference::Ggml *g_ = nullptr;
     float (*fp16_to_fp32_)(uint16_t) = nullptr;
     float (*bf16_to_fp32_)(uint16_t) = nullptr;  // ggml_bf16_t is a struct of one uint16_t
     std::unique_ptr<testutil::ForcedTarget> forced_;
@@ -140,14 +139,14 @@ TEST_P(PlainTypes, HalfAndBfloat16ToFloatMatchLlama) {
     const std::vector<uint16_t> all = all_16_bit_patterns();
     std::vector<float> want_h, want_b;
     for (uint16_t h : all) want_h.push_back(fp16_to_fp32_(h)), want_b.push_back(bf16_to_fp32_(h));
-    EXPECT_TRUE(
-        testutil::same_floats(want_h, convert<float>(GgmlType::f16, all, DataType::float32)));
-    EXPECT_TRUE(
-        testutil::same_floats(want_b, convert<float>(GgmlType::bf16, all, DataType::float32)));
+    EXPECT_TRUE(testkit::same_bits(want_h, convert<float>(GgmlType::f16, all, DataType::float32),
+                                   testkit::Nans::any));
+    EXPECT_TRUE(testkit::same_bits(want_b, convert<float>(GgmlType::bf16, all, DataType::float32),
+                                   testkit::Nans::any));
     // And exactly, NaN payloads too, for bfloat16 (a pure bit shift).
     const auto got_b = convert<float>(GgmlType::bf16, all, DataType::float32);
     for (size_t i = 0; i < all.size(); ++i)
-        ASSERT_EQ(testutil::float_bits(got_b[i]), uint32_t(all[i]) << 16) << i;
+        ASSERT_EQ(testkit::float_bits(got_b[i]), uint32_t(all[i]) << 16) << i;
 }
 
 TEST_P(PlainTypes, HalfAndBfloat16ToDoubleAreExact) {
@@ -267,7 +266,7 @@ TEST_P(PlainTypes, UnalignedInput) {
     quant::decode(GgmlType::f16, {buf.data() + 1, 2000}, 1000, got.data(), DataType::float32, 1);
     for (size_t i = 0; i < 1000; ++i) {
         const float want = fp16_to_fp32_(uint16_t(buf[1 + 2 * i] | buf[2 + 2 * i] << 8));
-        ASSERT_TRUE(testutil::same_floats({want}, {got[i]})) << i;
+        ASSERT_TRUE(testkit::same_bits({want}, {got[i]}, testkit::Nans::any)) << i;
     }
 }
 

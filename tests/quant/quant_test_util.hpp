@@ -1,5 +1,5 @@
 // Shared pieces of the dequantization tests: the (type, SIMD target) parameter, forcing a target,
-// llama.cpp's reference decode, and bit-exact comparison.
+// and llama.cpp's reference decode.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,12 +7,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "formats/dispatch.hpp"
 #include "ggml_data.hpp"
+#include "gguf_test_support.hpp"
 #include "gguftool/quant.hpp"
 #include "gguftool/reference.hpp"
 #include "gguftool/types.hpp"
@@ -44,7 +44,7 @@ struct TypeTarget {
 
 inline std::vector<TypeTarget> quantized_types_by_target() {
     std::vector<TypeTarget> out;
-    for (GgmlType t : testdata::quantized_types())
+    for (GgmlType t : testkit::quantized_types())
         for (int64_t target : simd_targets()) out.push_back({t, target});
     return out;
 }
@@ -57,49 +57,9 @@ inline std::string target_name(const testing::TestParamInfo<int64_t> &info) {
     return hwy::TargetName(info.param);
 }
 
-inline uint32_t float_bits(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
-
-// Equal bit for bit, any NaN matching any NaN; otherwise names the first mismatch.
-inline testing::AssertionResult same_floats(const std::vector<float> &expected,
-                                            const std::vector<float> &actual) {
-    if (expected.size() != actual.size())
-        return testing::AssertionFailure()
-               << "sizes differ: " << expected.size() << " vs " << actual.size();
-    size_t mismatches = 0, first = 0;
-    for (size_t i = 0; i < expected.size(); ++i) {
-        const bool both_nan = std::isnan(expected[i]) && std::isnan(actual[i]);
-        if (!both_nan && float_bits(expected[i]) != float_bits(actual[i]))
-            if (mismatches++ == 0) first = i;
-    }
-    if (mismatches == 0) return testing::AssertionSuccess();
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "expected %.9g (0x%08x), got %.9g (0x%08x)", expected[first],
-                  float_bits(expected[first]), actual[first], float_bits(actual[first]));
-    return testing::AssertionFailure() << mismatches << " of " << expected.size()
-                                       << " values differ; first at index " << first << ": " << buf;
-}
-
-// llama.cpp, or nullptr with a failure recorded (CI installs it: missing is an error, not a skip).
-inline std::shared_ptr<const reference::Ggml> ggml_or_fail() {
-    auto g = reference::ggml();
-    if (!g) ADD_FAILURE() << "llama.cpp's libggml-base.so did not load (run npm ci)";
-    return g;
-}
-
-// llama.cpp's FLOAT decode of `in` (q8_1, which it cannot decode: by its definition, through its
-// q8_0 decoder).
-inline std::vector<float> llama_decode(const reference::Ggml &g, GgmlType t,
-                                       const std::vector<uint8_t> &in) {
-    const TypeTraits &tt = traits(t);
-    const size_t elements = in.size() / tt.type_size * tt.block_size;
-    std::vector<float> out = testkit::reference_decode(g, t, in, elements);
-    if (out.size() != elements) ADD_FAILURE() << "libggml-base.so lacks dequantize_row_" << tt.name;
-    return out;
-}
+// The kit's bit-for-bit comparison (gguf_test_support.hpp).
+using testkit::Nans;
+using testkit::same_bits;
 
 // Our FLOAT decode on the calling thread; a thrown error becomes a test failure and an empty
 // result.
@@ -120,8 +80,8 @@ inline std::vector<float> our_decode(GgmlType t, const std::vector<uint8_t> &in,
 // Random blocks of `t` holding at least `elements` values.
 inline std::vector<uint8_t> random_blocks(GgmlType t, size_t elements, uint64_t seed) {
     const TypeTraits &tt = traits(t);
-    return testdata::random_bytes((elements + tt.block_size - 1) / tt.block_size * tt.type_size,
-                                  seed);
+    return testkit::random_bytes((elements + tt.block_size - 1) / tt.block_size * tt.type_size,
+                                 seed);
 }
 
 }  // namespace gguftool::testutil

@@ -20,7 +20,7 @@ std::vector<uint8_t> decode_bytes(GgmlType t, const std::vector<uint8_t> &in, si
 void check_thread_counts(GgmlType t, size_t elements) {
     const TypeTraits &tt = traits(t);
     const std::vector<uint8_t> in =
-        testdata::random_bytes(elements / tt.block_size * tt.type_size, 31 + uint64_t(t));
+        testkit::random_bytes(elements / tt.block_size * tt.type_size, 31 + uint64_t(t));
     for (DataType o : kOutputs) {
         SCOPED_TRACE(std::string(tt.name) + ", output type " + std::to_string(int(o)));
         std::vector<uint8_t> one;
@@ -40,16 +40,16 @@ TEST_P(Threads, SameBytesForAnyThreadCount) {
     check_thread_counts(GetParam(), (300 * 1024 / 4 / 256 + 1) * 256 + block);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFormats, Threads, testing::ValuesIn(testdata::quantized_types()),
+INSTANTIATE_TEST_SUITE_P(AllFormats, Threads, testing::ValuesIn(testkit::quantized_types()),
                          [](const auto &info) { return std::string(type_name(info.param)); });
-INSTANTIATE_TEST_SUITE_P(PlainTypes, Threads, testing::ValuesIn(testdata::plain_types()),
+INSTANTIATE_TEST_SUITE_P(PlainTypes, Threads, testing::ValuesIn(testkit::plain_types()),
                          [](const auto &info) { return std::string(type_name(info.param)); });
 
 // Many callers at once share the pool: every result is still right.
 TEST(ThreadsConcurrent, ParallelCallersGetTheirOwnResults) {
     const GgmlType t = GgmlType::q8_0;
     const size_t elements = 128 * 1024;
-    const std::vector<uint8_t> in = testdata::random_bytes(elements / 32 * 34, 4);
+    const std::vector<uint8_t> in = testkit::random_bytes(elements / 32 * 34, 4);
     std::vector<float> serial;
     ASSERT_NO_THROW(serial = testutil::our_decode(t, in, 1));
     std::vector<std::vector<float>> results(4, std::vector<float>(elements));
@@ -57,7 +57,7 @@ TEST(ThreadsConcurrent, ParallelCallersGetTheirOwnResults) {
     for (auto &r : results)
         callers.emplace_back([&] { quant::decode_f32(t, in, elements, r.data(), 2); });
     for (auto &c : callers) c.join();
-    for (const auto &r : results) EXPECT_TRUE(testutil::same_floats(serial, r));
+    for (const auto &r : results) EXPECT_TRUE(testkit::same_bits(serial, r, testkit::Nans::any));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // llama.cpp's libllama as a run-time-loaded reference (llama_reference.hpp): loading and the ABI
-// check, a tiny F32 llama's logits (one batch against a prefix and single steps, and run twice),
-// quantizing with llama_model_quantize, the tokenizer, and errors naming their file.
+// check, a tiny F32 llama's logits (the kit's tiny "llama" decoder, tiny_decoder.hpp: one batch
+// against a prefix and single steps, and run twice), quantizing with llama_model_quantize, the
+// tokenizer, and errors naming their file.
 #include "gguftool/llama_reference.hpp"
 
 #include <gtest/gtest.h>
@@ -16,7 +17,7 @@
 #include "gguf_test_support.hpp"
 #include "gguftool/error.hpp"
 #include "gguftool/gguf.hpp"
-#include "tiny_llama.hpp"
+#include "tiny_decoder.hpp"
 
 namespace gguftool {
 namespace {
@@ -34,12 +35,15 @@ std::shared_ptr<const reference::LlamaLib> lib() {
     return l;
 }
 
-// The tiny model, written once per test program.
+// The tiny model (the kit's "llama" variant, F32 so that llama.cpp computes in f32), written once
+// per test program.
+const testkit::TinyDecoder kTiny = testkit::tiny_decoder("llama");
+
 const std::string &tiny_model() {
-    static const test::TempDir dir;  // removed at exit
+    static const testkit::TempDir dir;  // removed at exit
     static const std::string path = [] {
         const std::string p = dir.file("tiny-llama-f32.gguf");
-        tiny_llama::write(p);
+        testkit::write_tiny_decoder(kTiny.name, p);
         return p;
     }();
     return path;
@@ -67,11 +71,12 @@ TEST(LlamaReference, LoadsTheLibraryOnceWithTheExpectedAbi) {
 
 TEST(LlamaReference, TinyModelShape) {
     LlamaModel m(lib(), tiny_model());
-    EXPECT_EQ(m.n_vocab(), 323);
-    EXPECT_EQ(m.n_layer(), 1);
-    EXPECT_EQ(m.n_head(), 4);
-    EXPECT_EQ(m.n_head_kv(), 2);
-    EXPECT_EQ(m.n_embd(), 64);
+    // What the kit wrote, as llama.cpp's loader reads it.
+    EXPECT_EQ(m.n_vocab(), int(kTiny.n_vocab));
+    EXPECT_EQ(m.n_layer(), int(kTiny.n_layer));
+    EXPECT_EQ(m.n_head(), int(kTiny.n_head));
+    EXPECT_EQ(m.n_head_kv(), int(kTiny.n_head_kv));
+    EXPECT_EQ(m.n_embd(), int(kTiny.n_embd));
     EXPECT_EQ(m.n_swa(), 0);
     EXPECT_EQ(m.rope_type(), 0);  // LLAMA_ROPE_TYPE_NORM: llama rotates adjacent pairs
     EXPECT_EQ(m.bos(), 1);
@@ -131,7 +136,7 @@ TEST(LlamaReference, SequencesAreIndependent) {
 
 TEST(LlamaReference, QuantizesToQ8_0AndLoadsTheResult) {
     const auto l = lib();
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string out = dir.file("tiny-q8_0.gguf");
     reference::quantize_model(l, tiny_model(), out, *reference::llama_ftype_from_name("Q8_0"), 2);
 
@@ -155,7 +160,7 @@ TEST(LlamaReference, QuantizesToQ8_0AndLoadsTheResult) {
 
     // No output left behind by a failing quantization, and the reason given.
     const std::string bad = dir.file("not-a-model.gguf");
-    test::write_file(bad, std::vector<uint8_t>(100, 'x'));
+    testkit::write_file(bad, std::vector<uint8_t>(100, 'x'));
     try {
         reference::quantize_model(l, bad, dir.file("never.gguf"), 7, 1);
         ADD_FAILURE() << "quantized a file that is not GGUF";
@@ -184,9 +189,15 @@ TEST(LlamaReference, TokenizeAndDetokenizeRoundTrip) {
         EXPECT_EQ(with_bos[0], m.bos());
         EXPECT_TRUE(std::equal(ids.begin(), ids.end(), with_bos.begin() + 1));
     }
-    // "▁the" is reachable by merges ("▁t", "▁th"); other words are "▁" (320) and bytes.
-    EXPECT_EQ(m.tokenize("the", false, false), std::vector<int32_t>{259});
-    EXPECT_EQ(m.tokenize("hi", false, false), (std::vector<int32_t>{320, 3 + 'h', 3 + 'i'}));
+    // The kit's vocabulary (tiny_decoder.cpp): <unk> <s> </s>, the 256 byte tokens (3 + byte),
+    // "▁" (259), "▁a".."▁z" (260..), "a".."z" (286..), "▁aa".."▁cs" (312..); the rest is bytes.
+    // "▁ab" is reachable by merges ("▁a", then "▁ab"); "▁hi" is not, so "hi" stays "▁h" "i";
+    // "H" is no piece, so "Hi" is "▁", the byte 'H' and "i".
+    EXPECT_EQ(m.tokenize("ab", false, false), std::vector<int32_t>{312 + 1});  // "▁aa" + 1
+    EXPECT_EQ(m.tokenize("hi", false, false),
+              (std::vector<int32_t>{260 + 'h' - 'a', 286 + 'i' - 'a'}));
+    EXPECT_EQ(m.tokenize("Hi", false, false),
+              (std::vector<int32_t>{259, 3 + 'H', 286 + 'i' - 'a'}));
     EXPECT_EQ(m.token_to_piece(2, true), "</s>");
     EXPECT_EQ(m.token_to_piece(2, false), "");
     // A long text needs more room than the first guess.
@@ -208,9 +219,9 @@ TEST(LlamaReference, AMissingFileIsAnErrorNamingIt) {
 }
 
 TEST(LlamaReference, AFileLlamaCppRejectsIsAnErrorWithItsReason) {
-    test::TempDir dir;
+    testkit::TempDir dir;
     const std::string path = dir.file("garbage.gguf");
-    test::write_file(path, std::vector<uint8_t>(64, 0x55));
+    testkit::write_file(path, std::vector<uint8_t>(64, 0x55));
     try {
         LlamaModel m(lib(), path);
         ADD_FAILURE() << "loaded garbage";
@@ -222,7 +233,7 @@ TEST(LlamaReference, AFileLlamaCppRejectsIsAnErrorWithItsReason) {
 
 TEST(LlamaReference, BadDecodesAreErrors) {
     LlamaModel m(lib(), tiny_model(), {.n_ctx = 16, .n_seq = 1, .threads = 1});
-    const std::vector<int32_t> out_of_vocab = {1, 323};
+    const std::vector<int32_t> out_of_vocab = {1, int32_t(kTiny.n_vocab)};
     EXPECT_THROW(m.decode(out_of_vocab, 0), Error);
     EXPECT_THROW(m.decode(std::span<const int32_t>(), 0), Error);
     EXPECT_THROW(m.decode(std::vector<int32_t>(17, 5), 0), Error);  // larger than the batch
@@ -241,8 +252,7 @@ TEST(LlamaReference, BadDecodesAreErrors) {
 
 TEST(LlamaReference, LoadsTheSampleModel) {
     // testdata/sample.gguf: two layers, nearly every matrix in another quantized type.
-    LlamaModel m(lib(), std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf",
-                 {.n_ctx = 16, .n_seq = 1, .threads = 2});
+    LlamaModel m(lib(), testkit::kSample, {.n_ctx = 16, .n_seq = 1, .threads = 2});
     EXPECT_EQ(m.n_layer(), 2);
     const std::vector<int32_t> ids = m.tokenize("the model", true, false);
     const std::vector<float> logits = m.decode(ids, 0);

@@ -11,7 +11,7 @@
 namespace gguftool::rttest {
 namespace {
 
-const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
+using testkit::kSample;
 
 std::optional<DataType> plain_type(GgmlType t) {
     switch (t) {
@@ -143,7 +143,7 @@ TEST(CliRun, CompareOutputDirAndBenchmark) {
         EXPECT_TRUE(c.equal) << name << ": " << c.message;
     }
     // bfloat16 is written as raw '<u2' words with a note.
-    const std::string bf = read_file((fs::path(out_dir) / "blk.0.attn_v.weight.npy").string());
+    const std::string bf = read_text((fs::path(out_dir) / "blk.0.attn_v.weight.npy").string());
     EXPECT_NE(bf.find("'descr': '<u2'"), std::string::npos);
     EXPECT_NE(bf.find("# gguftool: bfloat16 stored as raw uint16 words"), std::string::npos);
     EXPECT_EQ(rt::read_npy((fs::path(out_dir) / "blk.0.attn_v.weight.npy").string()).dtype(),

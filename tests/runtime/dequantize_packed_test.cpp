@@ -27,10 +27,10 @@ constexpr Format kFormats[] = {
 
 std::vector<uint8_t> llama_quantized(const reference::Ggml &g, GgmlType t, uint64_t seed) {
     const std::vector<float> values =
-        testdata::make_values(testdata::Distribution::normal, size_t(kRows * kPerRow), seed);
+        testkit::make_values(testkit::Distribution::normal, size_t(kRows * kPerRow), seed);
     const bool needs = g.quantize_requires_imatrix && g.quantize_requires_imatrix(int(t));
     const std::vector<float> imatrix =
-        needs ? testdata::make_imatrix(size_t(kPerRow), seed + 1) : std::vector<float>{};
+        needs ? testkit::make_imatrix(size_t(kPerRow), seed + 1) : std::vector<float>{};
     const testkit::Quantized q =
         testkit::quantize_with_llama(g, t, values, size_t(kPerRow), imatrix);
     EXPECT_FALSE(q.bytes.empty()) << type_name(t) << ": " << q.failure;

@@ -25,7 +25,7 @@ std::string names_only_in(const std::vector<std::string> &a, const std::vector<s
 
 TEST(NodeTestGenerator, ReproducesTheCommittedFilesByteForByte) {
     const TempDir tmp;
-    EXPECT_EQ(node_tests::write_all(tmp.path()), node_tests::all_cases().size());
+    EXPECT_EQ(testkit::write_node_tests(tmp.path()), testkit::node_test_cases().size());
     const fs::path committed = kRepositoryNodeTests.dir;
     ASSERT_TRUE(fs::is_directory(committed)) << committed;
     const std::vector<std::string> fresh = files_under(tmp.path()), have = files_under(committed);
@@ -33,23 +33,23 @@ TEST(NodeTestGenerator, ReproducesTheCommittedFilesByteForByte) {
                                << "\nnot written by the generator:" << names_only_in(have, fresh)
                                << "\nregenerate with: make_node_tests " << committed.string();
     for (const std::string &name : fresh)
-        EXPECT_TRUE(read_file(tmp.file(name)) == read_file((committed / name).string()))
+        EXPECT_TRUE(read_text(tmp.file(name)) == read_text((committed / name).string()))
             << name << " differs from what tests/support/node_tests.hpp builds";
 }
 
 TEST(NodeTestGenerator, WritesTheSameBytesEachRun) {
     const TempDir a, b;
-    node_tests::write_all(a.path());
-    node_tests::write_all(b.path());
+    testkit::write_node_tests(a.path());
+    testkit::write_node_tests(b.path());
     const std::vector<std::string> names = files_under(a.path());
     ASSERT_EQ(names, files_under(b.path()));
     for (const std::string &name : names)
-        EXPECT_TRUE(read_file(a.file(name)) == read_file(b.file(name))) << name;
+        EXPECT_TRUE(read_text(a.file(name)) == read_text(b.file(name))) << name;
 }
 
 TEST(NodeTestGenerator, HasEverySpecExample) {
     std::vector<std::string> names;
-    for (const node_tests::Case &c : node_tests::all_cases()) names.push_back(c.name);
+    for (const testkit::NodeTestCase &c : testkit::node_test_cases()) names.push_back(c.name);
     for (const char *name : {"test_dequantizepacked_q4_0",
                              "test_dequantizepacked_q5_1",
                              "test_dequantizepacked_iq4_nl_float16",
@@ -102,17 +102,16 @@ TEST(NodeTestGenerator, HasEverySpecExample) {
 }
 
 TEST(NodeTestGenerator, AgreesWithTheSharedTestsOfTheSameName) {
-    if (!test::is_present(test::kSharedNodeTests))
-        GTEST_SKIP() << test::not_found(test::kSharedNodeTests);
+    if (!testkit::is_present(testkit::kSharedNodeTests))
+        GTEST_SKIP() << testkit::not_found(testkit::kSharedNodeTests);
     size_t compared = 0, same_inputs = 0;
-    for (const fs::path &ours : test::node_test_dirs(kRepositoryNodeTests)) {
-        const fs::path theirs = test::kSharedNodeTests.dir / ours.filename();
+    for (const fs::path &ours : testkit::node_test_dirs(kRepositoryNodeTests)) {
+        const fs::path theirs = testkit::kSharedNodeTests.dir / ours.filename();
         if (!fs::exists(theirs / "model.onnx")) continue;
         SCOPED_TRACE(ours.filename().string());
         ++compared;
-        onnx::ModelProto a, b;
-        ASSERT_TRUE(a.ParseFromString(read_file((ours / "model.onnx").string())));
-        ASSERT_TRUE(b.ParseFromString(read_file((theirs / "model.onnx").string())));
+        const onnx::ModelProto a = testkit::load_model(ours / "model.onnx");
+        onnx::ModelProto b = testkit::load_model(theirs / "model.onnx");
         b.clear_producer_name();  // ONNX's generator signs its own tests "backend-test"
         EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString()) << "ours:\n"
                                                                 << a.DebugString() << "shared:\n"
@@ -124,12 +123,12 @@ TEST(NodeTestGenerator, AgreesWithTheSharedTestsOfTheSameName) {
         bool inputs_equal = true;
         for (int k = 0; k < a.graph().input_size(); ++k) {
             const std::string f = "input_" + std::to_string(k) + ".pb";
-            inputs_equal &= read_file((da / f).string()) == read_file((db / f).string());
+            inputs_equal &= read_text((da / f).string()) == read_text((db / f).string());
         }
         if (!inputs_equal) continue;
         ++same_inputs;
-        EXPECT_EQ(read_file((da / "output_0.pb").string()),
-                  read_file((db / "output_0.pb").string()));
+        EXPECT_EQ(read_text((da / "output_0.pb").string()),
+                  read_text((db / "output_0.pb").string()));
     }
     EXPECT_GE(compared, 18u);
     EXPECT_GE(same_inputs, 14u);  // all but the four random-input Unsqueeze tests

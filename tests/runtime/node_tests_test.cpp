@@ -8,7 +8,7 @@ namespace {
 
 class NodeTests : public NodeTestRootTest {
 protected:
-    size_t test_count() const { return test::node_test_dirs(GetParam()).size(); }
+    size_t test_count() const { return testkit::node_test_dirs(GetParam()).size(); }
 };
 
 TEST_P(NodeTests, ArePresent) {
@@ -53,7 +53,7 @@ TEST(NodeTestDir, WrongExpectedOutputFails) {
     const fs::path dst = fs::path(tmp.path()) / "test_unpack_3bit";
     writable_copy(src, dst);
     onnx::TensorProto out;
-    ASSERT_TRUE(out.ParseFromString(read_file((dst / "test_data_set_0/output_0.pb").string())));
+    ASSERT_TRUE(out.ParseFromString(read_text((dst / "test_data_set_0/output_0.pb").string())));
     std::string raw = out.raw_data();
     ASSERT_FALSE(raw.empty());
     raw[0] ^= 1;

@@ -26,7 +26,7 @@ TEST(Npy, RoundTripEveryType) {
             const rt::Tensor x = pattern(t, shape);
             const std::string path = tmp.file("x.npy");
             rt::write_npy(path, x);
-            const std::string bytes = read_file(path);
+            const std::string bytes = read_text(path);
             ASSERT_GE(bytes.size(), 64u);
             // NumPy 1.0 header, data aligned to 64 bytes.
             EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));

@@ -76,7 +76,7 @@ Listing man_page_operators(const std::string &page, std::vector<std::string> &er
 }
 
 TEST(Operators, TheManPageListsEveryOperatorWithItsVersions) {
-    const std::string page = read_file(std::string(GGUFTOOL_SOURCE_DIR) + "/man/gguftool-run.1");
+    const std::string page = read_text(std::string(GGUFTOOL_SOURCE_DIR) + "/man/gguftool-run.1");
     ASSERT_FALSE(page.empty());
     std::vector<std::string> errors;
     const Listing listed = man_page_operators(page, errors);

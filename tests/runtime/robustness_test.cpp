@@ -88,8 +88,7 @@ TEST(Robustness, MutatedNodeTestsNeverCrash) {
     std::mt19937_64 rng(12345);
     size_t runs = 0, errors = 0;
     for (const fs::path &dir : all_node_test_dirs()) {
-        onnx::ModelProto base;
-        ASSERT_TRUE(base.ParseFromString(read_file((dir / "model.onnx").string())));
+        const onnx::ModelProto base = testkit::load_model(dir / "model.onnx");
         for (int iter = 0; iter < 60; ++iter) {
             onnx::ModelProto m = base;
             onnx::GraphProto &g = *m.mutable_graph();

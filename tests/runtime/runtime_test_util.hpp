@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -25,25 +24,22 @@ namespace gguftool::rttest {
 namespace rt = gguftool::runtime;
 namespace fs = std::filesystem;
 
-using test::all_node_test_dirs;
-using test::kNodeTestRoots;
-using test::kRepositoryNodeTests;
-using test::NodeTestRootTest;
-using test::root_name;
+using testkit::all_node_test_dirs;
 using testkit::attr_float;
 using testkit::attr_int;
 using testkit::attr_ints;
 using testkit::attr_string;
+using testkit::kNodeTestRoots;
+using testkit::kRepositoryNodeTests;
+using testkit::NodeTestRootTest;
+using testkit::root_name;
 // The repository's node tests: always there, so checks that need one test directory use them.
 inline const std::string kNodeTests = kRepositoryNodeTests.dir.string();
 
-using test::TempDir;  // a fresh directory under $TMPDIR, removed at the end of the scope
+using testkit::TempDir;  // a fresh directory under $TMPDIR, removed at the end of the scope
 
-inline void write_file(const std::string &path, const std::string &bytes) {
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), std::streamsize(bytes.size()));
-    ASSERT_TRUE(f.good()) << path;
-}
+using testkit::read_text;
+using testkit::write_file;
 
 // Copies a directory tree and makes every copy writable (the source may be read-only).
 inline void writable_copy(const fs::path &src, const fs::path &dst) {
@@ -54,11 +50,6 @@ inline void writable_copy(const fs::path &src, const fs::path &dst) {
                         fs::perms::owner_read | fs::perms::owner_write |
                             (e.is_directory() ? fs::perms::owner_exec : fs::perms::none),
                         fs::perm_options::add);
-}
-
-inline std::string read_file(const std::string &path) {
-    std::ifstream f(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
 // Attributes for make_node, and the model builder: the kit's (onnx_builder.hpp).

@@ -91,7 +91,7 @@ std::unique_ptr<TestBackend> lowering_backend(Record &record) {
 // The operator types of the model in `file`.
 std::set<std::string> file_ops(const fs::path &file) {
     onnx::ModelProto p;
-    EXPECT_TRUE(p.ParseFromString(read_file(file.string()))) << file;
+    EXPECT_TRUE(p.ParseFromString(read_text(file.string()))) << file;
     std::set<std::string> ops;
     for (const onnx::NodeProto &n : p.graph().node()) ops.insert(n.op_type());
     return ops;
@@ -202,7 +202,7 @@ TEST(SessionSeam, LoweredNodeTestsMatchTheNativeRunBitForBit) {
 // lowered, bit-identical to the native run; the profile names each original node with its
 // format, and the device calls of its nodes add up.
 TEST(SessionSeam, LoweredSampleMatchesTheNativeRun) {
-    const std::string sample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
+    const std::string &sample = testkit::kSample;
     for (const std::string mode : {"packed", "unpack"}) {
         SCOPED_TRACE(mode);
         TempDir tmp;

@@ -11,27 +11,25 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "files.hpp"
 #include "raw_gguf.hpp"
 
-namespace gguftool::corpus {
-
-using test::RawGguf;
+namespace gguftool::testkit {
 
 // What llama.cpp's reader (gguf_init_from_file, metadata only) does with a broken file.
-enum class Llama { rejects, accepts };
+enum class LlamaVerdict { rejects, accepts };
 
 struct BrokenFile {
     std::string name;  // file name in testdata/broken
     std::string why;   // one line of explanation for the manifest
     std::vector<uint8_t> bytes;
     std::string error;  // the line on stderr; {file}: the path given, {dir}: its directory
-    Llama llama = Llama::rejects;
+    LlamaVerdict llama = LlamaVerdict::rejects;
 };
 
 struct ValidFile {
@@ -122,7 +120,7 @@ inline void add_truncations(std::vector<BrokenFile> &out) {
     Sample s = sample();
     const std::vector<uint8_t> &b = s.raw.bytes();
     const auto cut = [&](const char *name, const char *why, uint64_t n, std::string error,
-                         Llama llama = Llama::rejects) {
+                         LlamaVerdict llama = LlamaVerdict::rejects) {
         out.push_back({name, why, first(b, n), std::move(error), llama});
     };
     cut("truncated-empty", "an empty file", 0, cut_short(0, "magic", 4, 0));
@@ -179,9 +177,10 @@ inline void add_truncations(std::vector<BrokenFile> &out) {
                                     s.data, s.infos_end + 4)));
     cut("truncated-before-data", "cut where the data section starts (llama.cpp: no data read)",
         s.data, past_end(s.offset_field, "token_embd.weight", 32, 0, s.data, s.data),
-        Llama::accepts);
+        LlamaVerdict::accepts);
     cut("truncated-in-data", "cut in the tensor data (llama.cpp: no data read)", s.data + 13,
-        past_end(s.offset_field, "token_embd.weight", 32, 0, s.data, s.data + 13), Llama::accepts);
+        past_end(s.offset_field, "token_embd.weight", 32, 0, s.data, s.data + 13),
+        LlamaVerdict::accepts);
 }
 
 // --- header ---
@@ -424,14 +423,14 @@ inline void add_tensor_infos(std::vector<BrokenFile> &out) {
                    at(kDimCount,
                       "tensor 'w': element count of shape [4294967296, 4294967296] "
                       "overflows int64"),
-                   Llama::accepts});
+                   LlamaVerdict::accepts});
     out.push_back({"element-count-wraps-4d",
                    "2^16 in each of 4 dimensions: 2^64, 0 in 64 bits (llama.cpp passes it too)",
                    one_tensor({1 << 16, 1 << 16, 1 << 16, 1 << 16}, kF32),
                    at(kDimCount,
                       "tensor 'w': element count of shape [65536, 65536, 65536, "
                       "65536] overflows int64"),
-                   Llama::accepts});
+                   LlamaVerdict::accepts});
     out.push_back({"dimension-int64-max", "ne[0] = 2^63 - 1", one_tensor({k2To63 - 1}, kF32),
                    at(kDimCount,
                       "tensor 'w': element count of shape [9223372036854775807] "
@@ -502,7 +501,7 @@ inline void add_layout(std::vector<BrokenFile> &out) {
                        "the last tensor's 64 bytes end 1 byte past the end of the file (llama.cpp: "
                        "no data read)",
                        r.bytes(), past_end(b + kOffsetField1d, "b", 64, 32, data, r.pos()),
-                       Llama::accepts});
+                       LlamaVerdict::accepts});
     }
     const auto far = [&](const char *name, const char *why, uint64_t offset) {
         out.push_back({name, why, one_tensor({8}, kF32, offset),
@@ -599,7 +598,7 @@ inline void add_splits(std::vector<BrokenFile> &out) {
     // split models are checked by libllama's model loader, not by the gguf reader.
     const auto add = [&](const std::string &set, uint16_t no, const Shard &s, const char *why,
                          std::string error) {
-        out.push_back({shard_name(set, no), why, s.bytes, std::move(error), Llama::accepts});
+        out.push_back({shard_name(set, no), why, s.bytes, std::move(error), LlamaVerdict::accepts});
     };
     const auto normal = [](uint16_t no) { return shard({.no = no}, no); };
 
@@ -756,15 +755,8 @@ inline std::string manifest(const std::vector<BrokenFile> &files) {
         "# to-onnx print on stderr>; {file} is the path given to gguftool, {dir} its directory.\n";
     for (const BrokenFile &f : files)
         s += fmt::format("\n# {}\n{}.gguf 1 {} {}\n", f.why, f.name,
-                         f.llama == Llama::rejects ? "rejects" : "accepts", f.error);
+                         f.llama == LlamaVerdict::rejects ? "rejects" : "accepts", f.error);
     return s;
-}
-
-inline void write_bytes(const std::filesystem::path &path, const std::vector<uint8_t> &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
 // Writes <dir>/broken/*.gguf with <dir>/broken/EXPECTED, and <dir>/valid-edge/*.gguf. Files left
@@ -779,10 +771,10 @@ inline void write_corpus(const std::filesystem::path &dir) {
                 fs::remove(e.path());
     }
     const std::vector<BrokenFile> files = broken_files();
-    for (const BrokenFile &f : files) write_bytes(broken / (f.name + ".gguf"), f.bytes);
+    for (const BrokenFile &f : files) write_file(broken / (f.name + ".gguf"), f.bytes);
     const std::string m = manifest(files);
-    write_bytes(broken / "EXPECTED", {m.begin(), m.end()});
-    for (const ValidFile &f : valid_edge_files()) write_bytes(valid / (f.name + ".gguf"), f.bytes);
+    write_file(broken / "EXPECTED", m);
+    for (const ValidFile &f : valid_edge_files()) write_file(valid / (f.name + ".gguf"), f.bytes);
 }
 
-}  // namespace gguftool::corpus
+}  // namespace gguftool::testkit

@@ -72,7 +72,7 @@ std::string make_gguf(const std::string &variant, const std::string &type) {
                 for (const gguf::TensorInfo &t : model.tensors())
                     if (t.n_dims == 2)
                         extras.imatrix[std::string(t.name)] =
-                            testdata::make_imatrix(size_t(t.ne[0]), seed++);
+                            testkit::make_imatrix(size_t(t.ne[0]), seed++);
             }
         std::string why;
         auto lib = reference::load_llama(&why);

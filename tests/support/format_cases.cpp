@@ -6,10 +6,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <stdexcept>
 
+#include "files.hpp"
 #include "llama_ref.hpp"
 #include "onnx_builder.hpp"
 
@@ -29,8 +29,7 @@ uint64_t fnv1a(const void *p, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
 
 // The cache file for this llama.cpp library and this generator.
 std::string cache_path(const reference::Ggml &g) {
-    std::ifstream lib(g.path, std::ios::binary);
-    const std::string bytes{std::istreambuf_iterator<char>(lib), {}};
+    const std::string bytes = read_text(g.path);
     uint64_t key = fnv1a(bytes.data(), bytes.size());
     key = fnv1a(kGeneratorVersion, std::strlen(kGeneratorVersion), key);
     const int64_t shape[] = {kFormatRows, kFormatRowElements, int64_t(kGgmlTypeCount)};
@@ -125,11 +124,6 @@ bool deserialize(const std::string &s, std::vector<FormatCase> &out) {
     return r.ok() && r.at_end() && out.size() == n;
 }
 
-std::string read_all(const std::string &path) {
-    std::ifstream f(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 // Reads the cache, or makes the cases and writes it (temporary file, then rename), holding a lock
 // on the cache directory so that concurrent test processes make them once.
 std::vector<FormatCase> load_or_make(const reference::Ggml &g) {
@@ -141,16 +135,15 @@ std::vector<FormatCase> load_or_make(const reference::Ggml &g) {
         ::open((fs::path(path).parent_path() / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock >= 0) flock(lock, LOCK_EX);
     std::vector<FormatCase> cases;
-    if (!deserialize(read_all(path), cases)) {
+    if (!deserialize(read_text(path), cases)) {
         cases = make_format_cases();
         const std::string tmp = path + ".tmp";
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        const std::string bytes = serialize(cases);
-        f.write(bytes.data(), std::streamsize(bytes.size()));
-        if (f.flush())
+        try {
+            write_file(tmp, serialize(cases));
             fs::rename(tmp, path, ec);
-        else
-            fs::remove(tmp, ec);
+        } catch (const std::runtime_error &) {
+            fs::remove(tmp, ec);  // no cache this time
+        }
     }
     if (lock >= 0) ::close(lock);  // releases the lock
     return cases;
@@ -164,19 +157,18 @@ std::vector<FormatCase> make_format_cases() {
     const reference::Ggml &g = *gp;
     std::vector<FormatCase> out;
     const size_t n = size_t(kFormatRows * kFormatRowElements);
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         const std::string name = type_name(t);
-        const std::vector<float> values =
-            testdata::make_values(testdata::Distribution::normal, n, 7);
+        const std::vector<float> values = testkit::make_values(testkit::Distribution::normal, n, 7);
         Quantized q = quantize_with_llama(g, t, values, size_t(kFormatRowElements),
-                                          testdata::make_imatrix(kFormatRowElements, 3));
+                                          testkit::make_imatrix(kFormatRowElements, 3));
         if (!q.bytes.empty())
             out.push_back({name + "_llama",
                            t,
                            {kFormatRows, kFormatRowElements},
                            q.bytes,
                            reference_decode(g, t, q.bytes, n)});
-        std::vector<uint8_t> random = testdata::random_bytes(*row_bytes(t, n), 11 + uint32_t(t));
+        std::vector<uint8_t> random = testkit::random_bytes(*row_bytes(t, n), 11 + uint32_t(t));
         out.push_back({name + "_random",
                        t,
                        {kFormatRows, kFormatRowElements},

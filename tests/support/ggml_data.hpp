@@ -17,7 +17,7 @@
 #include "gguftool/types.hpp"
 #include "llama_ref.hpp"
 
-namespace gguftool::testdata {
+namespace gguftool::testkit {
 
 // Every quantized type of the type table, in id order.
 inline std::vector<GgmlType> quantized_types() {
@@ -141,4 +141,4 @@ inline std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
     return b;
 }
 
-}  // namespace gguftool::testdata
+}  // namespace gguftool::testkit

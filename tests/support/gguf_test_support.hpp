@@ -1,5 +1,6 @@
-// Helpers for GGUF tests: temp dirs, a raw byte builder for malformed files (raw_gguf.hpp), and the
-// cross-check of our reader against llama.cpp's (reference::ggml()).
+// The kit's GoogleTest helpers: its files (files.hpp), a raw byte builder for malformed files
+// (raw_gguf.hpp), the cross-check of our reader against llama.cpp's (reference::ggml()),
+// llama.cpp's decode of a tensor's blocks, and floats compared bit for bit (floats.hpp).
 #pragma once
 
 #include <dlfcn.h>
@@ -9,68 +10,25 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "files.hpp"
+#include "floats.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/reference.hpp"
+#include "gguftool/types.hpp"
+#include "llama_ref.hpp"
 #include "raw_gguf.hpp"
 
-namespace gguftool::test {
+namespace gguftool::testkit {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
-class TempDir {
-public:
-    TempDir() {
-        const char *base = std::getenv("TMPDIR");
-        std::string tmpl = std::string(base && *base ? base : "/tmp") + "/gguftool-test-XXXXXX";
-        if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    TempDir(const TempDir &) = delete;
-    TempDir &operator=(const TempDir &) = delete;
-
-    const std::string &path() const { return path_; }
-    std::string file(const std::string &name) const { return path_ + "/" + name; }
-
-private:
-    std::string path_;
-};
-
-inline void write_file(const std::string &path, const std::vector<uint8_t> &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + path);
-}
-
-// Shrinks or grows a file in place. (Rewriting a file with O_TRUNC is slow on ext4, which
-// flushes on truncate-and-rewrite; sweeps use this instead.)
-inline void resize_file(const std::string &path, uint64_t size) {
-    if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0)
-        throw std::runtime_error("cannot resize " + path);
-}
-
-// Overwrites bytes of an existing file in place.
-inline void patch_file(const std::string &path, uint64_t offset, const void *data, size_t n) {
-    std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
-    f.seekp(static_cast<std::streamoff>(offset));
-    f.write(static_cast<const char *>(data), static_cast<std::streamsize>(n));
-    if (!f) throw std::runtime_error("cannot patch " + path);
-}
-
-inline std::vector<uint8_t> read_file(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+// testdata/sample.gguf, the sample model (sample_model.hpp).
+inline const std::string kSample = std::string(GGUFTOOL_SOURCE_DIR) + "/testdata/sample.gguf";
 
 // llama.cpp's library with its error log silenced (broken-file tests make it chatty).
 inline const reference::Ggml *ggml() {
@@ -208,4 +166,34 @@ inline bool llama_rejects(const std::string &path) {
     return l.g && !l.ctx;
 }
 
-}  // namespace gguftool::test
+// llama.cpp's FLOAT decode of `bytes`, whole blocks of `type` (reference_decode: q8_1 by its
+// definition); a test failure, and an empty result, when llama.cpp has no decoder for the type.
+inline std::vector<float> llama_decode(const reference::Ggml &g, GgmlType type,
+                                       const std::vector<uint8_t> &bytes) {
+    const TypeTraits &tt = traits(type);
+    const size_t elements = bytes.size() / tt.type_size * tt.block_size;
+    std::vector<float> out = reference_decode(g, type, bytes, elements);
+    if (out.size() != elements) ADD_FAILURE() << "libggml-base.so lacks dequantize_row_" << tt.name;
+    return out;
+}
+
+// `actual` equal to `expected` bit for bit (NaNs as `nans` says); otherwise how many values differ
+// and the first of them.
+inline testing::AssertionResult same_bits(const std::vector<float> &expected,
+                                          const std::vector<float> &actual, Nans nans) {
+    if (expected.size() != actual.size())
+        return testing::AssertionFailure()
+               << "sizes differ: " << expected.size() << " vs " << actual.size();
+    const size_t n = expected.size();
+    const size_t first = first_difference(expected.data(), actual.data(), n, nans);
+    if (first == n) return testing::AssertionSuccess();
+    size_t mismatches = 0;
+    for (size_t i = first; i < n; ++i) mismatches += !same_bits(expected[i], actual[i], nans);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "expected %.9g (0x%08x), got %.9g (0x%08x)", expected[first],
+                  float_bits(expected[first]), actual[first], float_bits(actual[first]));
+    return testing::AssertionFailure() << mismatches << " of " << n
+                                       << " values differ; first at index " << first << ": " << buf;
+}
+
+}  // namespace gguftool::testkit

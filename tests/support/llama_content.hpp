@@ -10,18 +10,12 @@
 #include "gguf_test_support.hpp"
 #include "gguftool/gguf.hpp"
 #include "gguftool/types.hpp"
+#include "llama_ref.hpp"
 
-namespace gguftool::test {
+namespace gguftool::testkit {
 
-struct TensorSpec {
-    std::string name;
-    GgmlType type;
-    std::vector<int64_t> ne;
-    std::vector<uint8_t> data;
-};
-
-inline std::vector<TensorSpec> tensor_specs() {
-    std::vector<TensorSpec> specs = {
+inline std::vector<LlamaTensor> content_tensors() {
+    std::vector<LlamaTensor> specs = {
         {"token_embd.weight", GgmlType::q4_0, {64, 3}, {}},
         {"blk.0.attn_norm.weight", GgmlType::f32, {7}, {}},
         {"blk.0.ffn_up.weight", GgmlType::q6_k, {256, 2}, {}},
@@ -33,54 +27,46 @@ inline std::vector<TensorSpec> tensor_specs() {
     for (auto &s : specs) {
         uint64_t n = 1;
         for (int64_t d : s.ne) n *= static_cast<uint64_t>(d);
-        s.data = test::filler(*row_bytes(s.type, n), seed++);
+        s.bytes = testkit::filler(*row_bytes(s.type, n), seed++);
     }
     return specs;
 }
 
-inline const std::vector<std::string> kTokens = {"<s>", "</s>", "▁the", "", "a b"};
-inline const std::vector<float> kScores = {0.0f, -1.5f, 2.25f, -0.0f, 1e-7f};
-inline const std::vector<int32_t> kTokenTypes = {3, 3, 1, 6, 1};
+inline const std::vector<std::string> kContentTokens = {"<s>", "</s>", "▁the", "", "a b"};
+inline const std::vector<float> kContentScores = {0.0f, -1.5f, 2.25f, -0.0f, 1e-7f};
+inline const std::vector<int32_t> kContentTokenTypes = {3, 3, 1, 6, 1};
 
-// Writes the test content with llama.cpp's writer.
-inline void write_with_llama(const reference::Ggml &g, const std::string &path,
-                             const std::vector<TensorSpec> &specs, bool alignment_key = false) {
-    reference::gguf_context *ctx = g.gguf_init_empty();
-    g.gguf_set_val_str(ctx, "general.architecture", "llama");
-    g.gguf_set_val_u8(ctx, "v.u8", 200);
-    g.gguf_set_val_i8(ctx, "v.i8", -100);
-    g.gguf_set_val_u16(ctx, "v.u16", 60000);
-    g.gguf_set_val_i16(ctx, "v.i16", -20000);
-    g.gguf_set_val_u32(ctx, "llama.context_length", 4096);
-    g.gguf_set_val_i32(ctx, "v.i32", -123456);
-    g.gguf_set_val_f32(ctx, "llama.rope.freq_base", 10000.5f);
-    g.gguf_set_val_bool(ctx, "v.bool", true);
-    g.gguf_set_val_u64(ctx, "v.u64", 1ull << 50);
-    g.gguf_set_val_i64(ctx, "v.i64", -(1ll << 50));
-    g.gguf_set_val_f64(ctx, "v.f64", -0.125);
-    if (alignment_key) g.gguf_set_val_u32(ctx, "general.alignment", 64);
-    std::vector<const char *> tokens;
-    for (const auto &t : kTokens) tokens.push_back(t.c_str());
-    g.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", tokens.data(), tokens.size());
-    g.gguf_set_arr_data(ctx, "tokenizer.ggml.scores", static_cast<int>(gguf::ValueType::float32),
-                        kScores.data(), kScores.size());
-    g.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type", static_cast<int>(gguf::ValueType::int32),
-                        kTokenTypes.data(), kTokenTypes.size());
-    const uint8_t bools[] = {1, 0, 1};
-    g.gguf_set_arr_data(ctx, "v.bools", static_cast<int>(gguf::ValueType::bool_), bools, 3);
-    g.gguf_set_arr_data(ctx, "v.empty", static_cast<int>(gguf::ValueType::uint16), nullptr, 0);
-
-    void *gctx = g.ggml_init({1 << 20, nullptr, true});
-    for (const TensorSpec &s : specs) {
-        void *t = g.ggml_new_tensor(gctx, static_cast<int>(s.type), static_cast<int>(s.ne.size()),
-                                    s.ne.data());
-        g.ggml_set_name(t, s.name.c_str());
-        g.gguf_add_tensor(ctx, t);
-        g.gguf_set_tensor_data(ctx, s.name.c_str(), s.data.data());
-    }
-    ASSERT_TRUE(g.gguf_write_to_file(ctx, path.c_str(), false));
-    g.ggml_free(gctx);
-    g.gguf_free(ctx);
+// Writes the test content with llama.cpp's writer (throws when it cannot).
+inline void write_content_with_llama(const reference::Ggml &g, const std::string &path,
+                                     const std::vector<LlamaTensor> &specs,
+                                     bool alignment_key = false) {
+    write_with_llama(g, path, specs, [&](const reference::Ggml &, reference::gguf_context *ctx) {
+        g.gguf_set_val_str(ctx, "general.architecture", "llama");
+        g.gguf_set_val_u8(ctx, "v.u8", 200);
+        g.gguf_set_val_i8(ctx, "v.i8", -100);
+        g.gguf_set_val_u16(ctx, "v.u16", 60000);
+        g.gguf_set_val_i16(ctx, "v.i16", -20000);
+        g.gguf_set_val_u32(ctx, "llama.context_length", 4096);
+        g.gguf_set_val_i32(ctx, "v.i32", -123456);
+        g.gguf_set_val_f32(ctx, "llama.rope.freq_base", 10000.5f);
+        g.gguf_set_val_bool(ctx, "v.bool", true);
+        g.gguf_set_val_u64(ctx, "v.u64", 1ull << 50);
+        g.gguf_set_val_i64(ctx, "v.i64", -(1ll << 50));
+        g.gguf_set_val_f64(ctx, "v.f64", -0.125);
+        if (alignment_key) g.gguf_set_val_u32(ctx, "general.alignment", 64);
+        std::vector<const char *> tokens;
+        for (const auto &t : kContentTokens) tokens.push_back(t.c_str());
+        g.gguf_set_arr_str(ctx, "tokenizer.ggml.tokens", tokens.data(), tokens.size());
+        g.gguf_set_arr_data(ctx, "tokenizer.ggml.scores",
+                            static_cast<int>(gguf::ValueType::float32), kContentScores.data(),
+                            kContentScores.size());
+        g.gguf_set_arr_data(ctx, "tokenizer.ggml.token_type",
+                            static_cast<int>(gguf::ValueType::int32), kContentTokenTypes.data(),
+                            kContentTokenTypes.size());
+        const uint8_t bools[] = {1, 0, 1};
+        g.gguf_set_arr_data(ctx, "v.bools", static_cast<int>(gguf::ValueType::bool_), bools, 3);
+        g.gguf_set_arr_data(ctx, "v.empty", static_cast<int>(gguf::ValueType::uint16), nullptr, 0);
+    });
 }
 
-}  // namespace gguftool::test
+}  // namespace gguftool::testkit

@@ -42,6 +42,24 @@ std::string cannot_quantize(const reference::Ggml &g, GgmlType type,
     return "";
 }
 
+std::vector<float> dequantize_with_llama(const reference::Ggml &g, GgmlType type,
+                                         const std::vector<uint8_t> &bytes, size_t n) {
+    std::vector<float> out(n);
+    if (type == GgmlType::f32) {
+        if (n) std::memcpy(out.data(), bytes.data(), n * 4);
+        return out;
+    }
+    reference::Ggml::DequantizeRow fn = g.dequantize_row[uint32_t(type)];
+    // f16 and bf16 have row converters instead (ggml_fp16_to_fp32_row, ggml_bf16_to_fp32_row).
+    const char *row_fn = type == GgmlType::f16    ? "ggml_fp16_to_fp32_row"
+                         : type == GgmlType::bf16 ? "ggml_bf16_to_fp32_row"
+                                                  : nullptr;
+    if (row_fn) fn = reinterpret_cast<reference::Ggml::DequantizeRow>(dlsym(g.handle, row_fn));
+    if (!fn) return {};
+    if (n) fn(bytes.data(), out.data(), int64_t(n));
+    return out;
+}
+
 }  // namespace
 
 bool quantized_by_ref_row(GgmlType t) {
@@ -112,33 +130,33 @@ Quantized quantize_with_llama(const reference::Ggml &g, GgmlType type,
     return q;
 }
 
-std::vector<float> llama_decode(const reference::Ggml &g, GgmlType type,
-                                const std::vector<uint8_t> &bytes, size_t n) {
-    std::vector<float> out(n);
-    if (type == GgmlType::f32) {
-        if (n) std::memcpy(out.data(), bytes.data(), n * 4);
-        return out;
-    }
-    reference::Ggml::DequantizeRow fn = g.dequantize_row[uint32_t(type)];
-    // f16 and bf16 have row converters instead (ggml_fp16_to_fp32_row, ggml_bf16_to_fp32_row).
-    const char *row_fn = type == GgmlType::f16    ? "ggml_fp16_to_fp32_row"
-                         : type == GgmlType::bf16 ? "ggml_bf16_to_fp32_row"
-                                                  : nullptr;
-    if (row_fn) fn = reinterpret_cast<reference::Ggml::DequantizeRow>(dlsym(g.handle, row_fn));
-    if (!fn) return {};
-    if (n) fn(bytes.data(), out.data(), int64_t(n));
-    return out;
-}
-
 std::vector<float> reference_decode(const reference::Ggml &g, GgmlType type,
                                     const std::vector<uint8_t> &bytes, size_t n) {
-    if (type != GgmlType::q8_1) return llama_decode(g, type, bytes, n);
+    if (type != GgmlType::q8_1) return dequantize_with_llama(g, type, bytes, n);
     std::vector<uint8_t> q8_0;
     for (size_t k = 0; k + 36 <= bytes.size(); k += 36) {
         q8_0.insert(q8_0.end(), bytes.begin() + int64_t(k), bytes.begin() + int64_t(k) + 2);
         q8_0.insert(q8_0.end(), bytes.begin() + int64_t(k) + 4, bytes.begin() + int64_t(k) + 36);
     }
-    return llama_decode(g, GgmlType::q8_0, q8_0, n);
+    return dequantize_with_llama(g, GgmlType::q8_0, q8_0, n);
+}
+
+void write_with_llama(const reference::Ggml &g, const std::string &path,
+                      const std::vector<LlamaTensor> &tensors, const LlamaMetadata &add_metadata) {
+    reference::gguf_context *ctx = g.gguf_init_empty();
+    if (add_metadata) add_metadata(g, ctx);
+    // Tensor descriptors live in a no_alloc ggml context; their bytes stay in `tensors`.
+    void *gctx = g.ggml_init({size_t(1) << 22, nullptr, true});
+    for (const LlamaTensor &t : tensors) {
+        void *tensor = g.ggml_new_tensor(gctx, int(t.type), int(t.ne.size()), t.ne.data());
+        g.ggml_set_name(tensor, t.name.c_str());
+        g.gguf_add_tensor(ctx, tensor);
+        g.gguf_set_tensor_data(ctx, t.name.c_str(), t.bytes.data());
+    }
+    const bool ok = g.gguf_write_to_file(ctx, path.c_str(), false);
+    g.gguf_free(ctx);
+    g.ggml_free(gctx);
+    if (!ok) throw std::runtime_error("llama.cpp could not write " + path);
 }
 
 std::string model_quantize(const std::string &in, const std::string &out, int ftype, int threads) {

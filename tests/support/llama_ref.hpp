@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,15 +41,30 @@ Quantized quantize_with_llama(const reference::Ggml &g, GgmlType type,
                               const std::vector<float> &imatrix);
 
 // llama.cpp's decode of the first `n` values of `bytes` to float: f32 copied, f16 and bf16 through
-// ggml's row converters, the rest through dequantize_row_<type>. Empty when llama.cpp has no
-// decoder for the type (q8_1 among them).
-std::vector<float> llama_decode(const reference::Ggml &g, GgmlType type,
-                                const std::vector<uint8_t> &bytes, size_t n);
-
-// llama_decode, and q8_1 by its definition (formats/SPEC.md): q8_0's blocks with `s` dropped,
-// decoded by llama.cpp's q8_0 decoder.
+// ggml's row converters, the rest through dequantize_row_<type>, and q8_1, which llama.cpp cannot
+// decode, by its definition (formats/SPEC.md): q8_0's blocks with `s` dropped, decoded by
+// llama.cpp's q8_0 decoder. Empty when llama.cpp has no decoder for the type. (The tests' check
+// of it is gguf_test_support.hpp's llama_decode.)
 std::vector<float> reference_decode(const reference::Ggml &g, GgmlType type,
                                     const std::vector<uint8_t> &bytes, size_t n);
+
+// A tensor as llama.cpp's writer takes it: its bytes already in `type`'s format, ne in ggml order.
+struct LlamaTensor {
+    std::string name;
+    GgmlType type;
+    std::vector<int64_t> ne;
+    std::vector<uint8_t> bytes;
+};
+
+// Sets metadata on llama.cpp's gguf_context (gguf_set_val_*, gguf_set_arr_*).
+using LlamaMetadata = std::function<void(const reference::Ggml &, reference::gguf_context *)>;
+
+// Writes a GGUF file with llama.cpp's own writer (gguf_write_to_file): the metadata that
+// `add_metadata` sets, then `tensors`. Throws std::runtime_error naming `path` when llama.cpp
+// cannot write it.
+void write_with_llama(const reference::Ggml &g, const std::string &path,
+                      const std::vector<LlamaTensor> &tensors,
+                      const LlamaMetadata &add_metadata = {});
 
 // llama.cpp's own model quantizer, llama_model_quantize (what llama-quantize runs, k-quant
 // mixtures such as Q4_K_M included), through gguftool::reference::quantize_model

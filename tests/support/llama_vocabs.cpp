@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "files.hpp"
 #include "process.hpp"
 
 namespace gguftool::testkit {
@@ -22,13 +23,6 @@ constexpr const char *kCommit = "de3ff815ea7d559ee917f063901b8986f038abc6";  // 
 
 fs::path cache_dir() {
     return fs::path(GGUFTOOL_TESTKIT_CACHE_DIR) / "llama-vocabs-3.22.1";
-}
-
-std::string slurp(const fs::path &p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 }  // namespace
@@ -85,7 +79,7 @@ VocabVectors read_vocab_vectors(const std::string &gguf_path) {
     VocabVectors v;
     std::error_code ec;
     if (!fs::exists(gguf_path + ".inp", ec)) return v;
-    const std::string raw = slurp(gguf_path + ".inp");
+    const std::string raw = read_text(gguf_path + ".inp");
     const std::string sep = "\n__ggml_vocab_test__\n";
     for (size_t pos = 0; pos < raw.size();) {
         const size_t next = raw.find(sep, pos);
@@ -96,7 +90,7 @@ VocabVectors read_vocab_vectors(const std::string &gguf_path) {
         v.texts.push_back(raw.substr(pos, next - pos));
         pos = next + sep.size();
     }
-    std::istringstream out(slurp(gguf_path + ".out"));
+    std::istringstream out(read_text(gguf_path + ".out"));
     for (std::string line; std::getline(out, line);) {
         std::istringstream ids(line);
         v.ids.emplace_back();

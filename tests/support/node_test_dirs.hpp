@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gguftool::test {
+namespace gguftool::testkit {
 
 struct NodeTestRoot {
     std::string name;  // "repository" or "shared", the test parameter's name
@@ -100,4 +100,4 @@ protected:
     const std::filesystem::path &root_dir() const { return GetParam().dir; }
 };
 
-}  // namespace gguftool::test
+}  // namespace gguftool::testkit

@@ -27,34 +27,34 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "files.hpp"
 #include "gguftool/data_type.hpp"
 #include "onnx_builder.hpp"
 
-namespace gguftool::node_tests {
+namespace gguftool::testkit {
 
 // One tensor of a test: name, ONNX element type, dimensions and little-endian bytes.
-struct Tensor {
+struct NodeTestTensor {
     std::string name;
     DataType type;
     std::vector<int64_t> dims;
     std::string raw;
 };
 
-struct Case {
+struct NodeTestCase {
     std::string name;  // directory name, test_<...>
     int64_t ir_version;
     int64_t opset;  // of the default domain
     std::string op;
     std::vector<onnx::AttributeProto> attributes;
-    std::vector<Tensor> inputs;
-    std::vector<Tensor> outputs;
+    std::vector<NodeTestTensor> inputs;
+    std::vector<NodeTestTensor> outputs;
 };
 
 namespace detail {
@@ -89,18 +89,19 @@ inline uint16_t half_bits(float v) {
 }
 
 template <class T>
-Tensor tensor(const std::string &name, DataType type, std::vector<int64_t> dims,
-              const std::vector<T> &values) {
+NodeTestTensor tensor(const std::string &name, DataType type, std::vector<int64_t> dims,
+                      const std::vector<T> &values) {
     return {name, type, std::move(dims), le_bytes(values)};
 }
-inline Tensor f32(const std::string &name, std::vector<int64_t> dims, const std::vector<float> &v) {
+inline NodeTestTensor f32(const std::string &name, std::vector<int64_t> dims,
+                          const std::vector<float> &v) {
     return tensor(name, DataType::float32, std::move(dims), v);
 }
-inline Tensor u8(const std::string &name, std::vector<int64_t> dims,
-                 const std::vector<uint8_t> &v) {
+inline NodeTestTensor u8(const std::string &name, std::vector<int64_t> dims,
+                         const std::vector<uint8_t> &v) {
     return tensor(name, DataType::uint8, std::move(dims), v);
 }
-inline Tensor i64_scalar(const std::string &name, int64_t v) {
+inline NodeTestTensor i64_scalar(const std::string &name, int64_t v) {
     return tensor(name, DataType::int64, {}, std::vector<int64_t>{v});
 }
 // Bytes of a DequantizePacked payload: raw bytes and little-endian fields.
@@ -128,8 +129,9 @@ using testkit::attr_string;
 
 // --- DequantizePacked-29: the spec's five examples ---
 
-inline Case dequantize(const std::string &name, std::vector<onnx::AttributeProto> attributes,
-                       const std::vector<uint8_t> &x, Tensor y) {
+inline NodeTestCase dequantize(const std::string &name,
+                               std::vector<onnx::AttributeProto> attributes,
+                               const std::vector<uint8_t> &x, NodeTestTensor y) {
     return {"test_dequantizepacked_" + name,
             8,
             29,
@@ -139,8 +141,8 @@ inline Case dequantize(const std::string &name, std::vector<onnx::AttributeProto
             {std::move(y)}};
 }
 
-inline std::vector<Case> dequantize_packed_cases() {
-    std::vector<Case> cases;
+inline std::vector<NodeTestCase> dequantize_packed_cases() {
+    std::vector<NodeTestCase> cases;
 
     // Q4_0: y[j] = d * ((q[j] & 15) - 8), y[j + 16] = d * ((q[j] >> 4) - 8). Block 1: d = 0.5,
     // q = 0..15 (high nibbles 0); block 2: d = -2, every q = 0xF0.
@@ -206,8 +208,8 @@ inline std::vector<Case> dequantize_packed_cases() {
 
 // --- Unpack-29: the spec's six examples ---
 
-inline Case unpack(const std::string &name, std::vector<onnx::AttributeProto> attributes, Tensor x,
-                   int64_t count, Tensor y) {
+inline NodeTestCase unpack(const std::string &name, std::vector<onnx::AttributeProto> attributes,
+                           NodeTestTensor x, int64_t count, NodeTestTensor y) {
     x.name = "X";
     y.name = "Y";
     return {"test_unpack_" + name,
@@ -219,8 +221,8 @@ inline Case unpack(const std::string &name, std::vector<onnx::AttributeProto> at
             {std::move(y)}};
 }
 
-inline std::vector<Case> unpack_cases() {
-    std::vector<Case> cases;
+inline std::vector<NodeTestCase> unpack_cases() {
+    std::vector<NodeTestCase> cases;
     // UINT32 words, all bits set, unpacked along axis 0: seven 5-bit codes of 31 per column.
     cases.push_back(
         unpack("uint32_axis", {attr_int("axis", 0), attr_int("bits", 5)},
@@ -263,8 +265,8 @@ inline size_t element_count(const std::vector<int64_t> &dims) {
 }
 
 // Unsqueeze only inserts 1s into the shape: the data is the input's, in the same order.
-inline Case unsqueeze(const std::string &name, const std::vector<int64_t> &x_dims,
-                      const std::vector<int64_t> &axes, std::vector<int64_t> y_dims) {
+inline NodeTestCase unsqueeze(const std::string &name, const std::vector<int64_t> &x_dims,
+                              const std::vector<int64_t> &axes, std::vector<int64_t> y_dims) {
     const std::vector<float> data = fixed_data(element_count(x_dims));
     return {"test_unsqueeze_" + name,
             7,
@@ -275,9 +277,9 @@ inline Case unsqueeze(const std::string &name, const std::vector<int64_t> &x_dim
             {f32("y", std::move(y_dims), data)}};
 }
 
-inline std::vector<Case> unsqueeze_cases() {
+inline std::vector<NodeTestCase> unsqueeze_cases() {
     // The output shapes are written out from the rule: a 1 at each axis of the output.
-    std::vector<Case> cases = {
+    std::vector<NodeTestCase> cases = {
         unsqueeze("axis_0", {3, 4, 5}, {0}, {1, 3, 4, 5}),
         unsqueeze("axis_1", {3, 4, 5}, {1}, {3, 1, 4, 5}),
         unsqueeze("axis_2", {3, 4, 5}, {2}, {3, 4, 1, 5}),
@@ -336,7 +338,7 @@ inline std::vector<int64_t> with_depth(std::vector<int64_t> dims, int64_t depth,
 }
 
 // Float indices, depth 10 and values (off 1, on 3) as in ONNX's test_onehot_with_axis.
-inline Case one_hot_float(const std::string &name, std::optional<int64_t> axis) {
+inline NodeTestCase one_hot_float(const std::string &name, std::optional<int64_t> axis) {
     const std::vector<float> indices = {1, 9, 2, 4};
     const std::vector<int64_t> dims = {2, 2};
     const int64_t depth = 10, a = axis.value_or(-1);
@@ -356,8 +358,8 @@ inline Case one_hot_float(const std::string &name, std::optional<int64_t> axis) 
 
 // INT64 indices [0, 7, 8] or [0, -7, -8] along the default last axis.
 template <class T>
-Case one_hot_int64(const std::string &name, const std::vector<int64_t> &indices, int64_t depth,
-                   DataType value_type, T off_value, T on_value) {
+NodeTestCase one_hot_int64(const std::string &name, const std::vector<int64_t> &indices,
+                           int64_t depth, DataType value_type, T off_value, T on_value) {
     const std::vector<int64_t> dims = {int64_t(indices.size())};
     const std::vector<bool> on = one_hot_mask(indices, dims, depth, -1);
     return {"test_onehot_" + name,
@@ -370,7 +372,7 @@ Case one_hot_int64(const std::string &name, const std::vector<int64_t> &indices,
             {tensor("y", value_type, with_depth(dims, depth, -1), pick(on, off_value, on_value))}};
 }
 
-inline std::vector<Case> one_hot_cases() {
+inline std::vector<NodeTestCase> one_hot_cases() {
     return {one_hot_float("with_axis", 1), one_hot_float("with_negative_axis", -2),
             one_hot_int64<int32_t>("without_axis", {0, 7, 8}, 12, DataType::int32, 2, 5),
             one_hot_int64<float>("negative_indices", {0, -7, -8}, 10, DataType::float32, 1, 3)};
@@ -396,11 +398,11 @@ inline std::vector<uint8_t> fixed_bools(size_t n, size_t salt) {
 inline std::vector<float> rounded(const std::vector<double> &v) {
     return std::vector<float>(v.begin(), v.end());
 }
-inline Tensor boolean(const std::string &name, std::vector<int64_t> dims,
-                      const std::vector<uint8_t> &v) {
+inline NodeTestTensor boolean(const std::string &name, std::vector<int64_t> dims,
+                              const std::vector<uint8_t> &v) {
     return tensor(name, DataType::bool_, std::move(dims), v);
 }
-inline Tensor i64s(const std::string &name, const std::vector<int64_t> &v) {
+inline NodeTestTensor i64s(const std::string &name, const std::vector<int64_t> &v) {
     return tensor(name, DataType::int64, {int64_t(v.size())}, v);
 }
 
@@ -419,8 +421,8 @@ inline std::vector<double> matmul_loop(const std::vector<float> &a, const std::v
     return y;
 }
 
-inline Case matmul(const std::string &name, std::vector<int64_t> batch, int64_t m, int64_t k,
-                   int64_t n) {
+inline NodeTestCase matmul(const std::string &name, std::vector<int64_t> batch, int64_t m,
+                           int64_t k, int64_t n) {
     std::vector<int64_t> da = batch, db = batch, dc = batch;
     da.insert(da.end(), {m, k});
     db.insert(db.end(), {k, n});
@@ -438,10 +440,10 @@ inline Case matmul(const std::string &name, std::vector<int64_t> batch, int64_t 
 
 // Gemm: Y = alpha * A' B' + beta * C, in double and rounded once (the products and sums of fixed
 // data are exact in float anyway).
-inline Case gemm(const std::string &name, std::vector<int64_t> da, std::vector<int64_t> db,
-                 std::optional<std::vector<int64_t>> dc, bool trans_a, bool trans_b,
-                 std::optional<float> alpha, std::optional<float> beta, bool zero_c = false,
-                 std::optional<float> c_value = std::nullopt) {
+inline NodeTestCase gemm(const std::string &name, std::vector<int64_t> da, std::vector<int64_t> db,
+                         std::optional<std::vector<int64_t>> dc, bool trans_a, bool trans_b,
+                         std::optional<float> alpha, std::optional<float> beta, bool zero_c = false,
+                         std::optional<float> c_value = std::nullopt) {
     const size_t m = size_t(trans_a ? da[1] : da[0]), k = size_t(trans_a ? da[0] : da[1]);
     const size_t n = size_t(trans_b ? db[0] : db[1]);
     const std::vector<float> a = fixed_data(element_count(da)), b = fixed_data_b(element_count(db));
@@ -475,7 +477,7 @@ inline Case gemm(const std::string &name, std::vector<int64_t> da, std::vector<i
     if (beta) attributes.push_back(testkit::attr_float("beta", *beta));
     if (trans_a) attributes.push_back(attr_int("transA", 1));
     if (trans_b) attributes.push_back(attr_int("transB", 1));
-    std::vector<Tensor> inputs = {f32("a", da, a), f32("b", db, b)};
+    std::vector<NodeTestTensor> inputs = {f32("a", da, a), f32("b", db, b)};
     if (dc) inputs.push_back(f32("c", *dc, c));
     return {"test_gemm_" + name,
             7,
@@ -507,8 +509,8 @@ inline std::vector<double> softmax_loop(const std::vector<float> &x,
     return y;
 }
 
-inline Case softmax(const std::string &name, std::vector<int64_t> dims, std::vector<float> x,
-                    std::optional<int64_t> axis) {
+inline NodeTestCase softmax(const std::string &name, std::vector<int64_t> dims,
+                            std::vector<float> x, std::optional<int64_t> axis) {
     const int64_t a = axis.value_or(-1);
     const size_t norm = size_t(a < 0 ? a + int64_t(dims.size()) : a);
     std::vector<onnx::AttributeProto> attributes;
@@ -553,12 +555,12 @@ inline std::pair<std::vector<int64_t>, std::vector<float>> mean_loop(
 }
 
 // ReduceMean-18 (axes an input; none: every axis) or, named _v13_, ReduceMean-13 (an attribute).
-inline Case reduce_mean(const std::string &name, int64_t opset, const std::vector<float> &x,
-                        const std::vector<int64_t> &axes, int64_t keepdims) {
+inline NodeTestCase reduce_mean(const std::string &name, int64_t opset, const std::vector<float> &x,
+                                const std::vector<int64_t> &axes, int64_t keepdims) {
     const std::vector<int64_t> dims = {3, 2, 2};
     const auto [shape, y] = mean_loop(x, dims, axes, keepdims != 0);
     std::vector<onnx::AttributeProto> attributes = {attr_int("keepdims", keepdims)};
-    std::vector<Tensor> inputs = {f32("data", dims, x)};
+    std::vector<NodeTestTensor> inputs = {f32("data", dims, x)};
     if (opset >= 18 && !axes.empty()) inputs.push_back(i64s("axes", axes));
     if (opset < 18 && !axes.empty()) attributes.push_back(attr_ints("axes", axes));
     return {"test_reduce_mean_" + name,
@@ -571,22 +573,23 @@ inline Case reduce_mean(const std::string &name, int64_t opset, const std::vecto
 }
 
 // ReduceSum-13 (axes an input; none: every axis, or with noop_with_empty_axes the input).
-inline Case reduce_sum(const std::string &name, const std::vector<float> &x,
-                       const std::vector<int64_t> &axes, int64_t keepdims, bool noop = false) {
+inline NodeTestCase reduce_sum(const std::string &name, const std::vector<float> &x,
+                               const std::vector<int64_t> &axes, int64_t keepdims,
+                               bool noop = false) {
     const std::vector<int64_t> dims = {3, 2, 2};
     auto [shape, y] = mean_loop(x, dims, axes, keepdims != 0, false);
     if (noop) shape = dims, y = x;
     std::vector<onnx::AttributeProto> attributes = {attr_int("keepdims", keepdims)};
     if (noop) attributes.push_back(attr_int("noop_with_empty_axes", 1));
-    std::vector<Tensor> inputs = {f32("data", dims, x)};
+    std::vector<NodeTestTensor> inputs = {f32("data", dims, x)};
     if (!axes.empty() || noop) inputs.push_back(i64s("axes", axes));
     return {"test_reduce_sum_" + name, 7, 13, "ReduceSum", std::move(attributes), std::move(inputs),
             {f32("reduced", shape, y)}};
 }
 
 template <class F>
-Case unary(const std::string &op, const std::string &name, std::vector<int64_t> dims,
-           const std::vector<float> &x, F f) {
+NodeTestCase unary(const std::string &op, const std::string &name, std::vector<int64_t> dims,
+                   const std::vector<float> &x, F f) {
     std::vector<float> y;
     for (const float v : x) y.push_back(float(f(double(v))));
     return {"test_" + name, 7, 13, op, {}, {f32("x", dims, x)}, {f32("y", dims, y)}};
@@ -598,8 +601,8 @@ inline std::vector<float> map_floats(std::vector<float> v, float (*f)(float)) {
 }
 
 // x [3, 4, 5] against y of the same shape or, for _bcast, [5].
-inline Case comparison(const std::string &op, const std::string &name, int64_t opset, bool bcast,
-                       bool (*f)(double, double)) {
+inline NodeTestCase comparison(const std::string &op, const std::string &name, int64_t opset,
+                               bool bcast, bool (*f)(double, double)) {
     const std::vector<int64_t> dx = {3, 4, 5}, dy = bcast ? std::vector<int64_t>{5} : dx;
     const std::vector<float> x = fixed_data(60), y = fixed_data_b(element_count(dy));
     std::vector<uint8_t> z;
@@ -640,8 +643,8 @@ inline size_t source_index(size_t flat, const std::vector<int64_t> &out,
 }
 
 // And, Or: x of dx and y of dy, broadcast.
-inline Case logical(const std::string &op, const std::string &name, std::vector<int64_t> dx,
-                    std::vector<int64_t> dy, bool is_and) {
+inline NodeTestCase logical(const std::string &op, const std::string &name, std::vector<int64_t> dx,
+                            std::vector<int64_t> dy, bool is_and) {
     const std::vector<uint8_t> x = fixed_bools(element_count(dx), 1);
     const std::vector<uint8_t> y = fixed_bools(element_count(dy), 2);
     const std::vector<int64_t> dz = broadcast_dims(dx, dy);
@@ -655,7 +658,7 @@ inline Case logical(const std::string &op, const std::string &name, std::vector<
             {boolean(out, dz, z)}};
 }
 
-inline Case not_case(const std::string &name, std::vector<int64_t> dims) {
+inline NodeTestCase not_case(const std::string &name, std::vector<int64_t> dims) {
     const std::vector<uint8_t> x = fixed_bools(element_count(dims), 3);
     std::vector<uint8_t> y;
     for (const uint8_t v : x) y.push_back(!v);
@@ -663,8 +666,8 @@ inline Case not_case(const std::string &name, std::vector<int64_t> dims) {
             {boolean("not", dims, y)}};
 }
 
-inline std::vector<Case> decoder_op_cases() {
-    std::vector<Case> cases = {
+inline std::vector<NodeTestCase> decoder_op_cases() {
+    std::vector<NodeTestCase> cases = {
         matmul("2d", {}, 3, 4, 3),
         matmul("3d", {2}, 3, 4, 3),
         matmul("4d", {1, 2}, 3, 4, 3),
@@ -802,7 +805,7 @@ inline std::vector<Case> decoder_op_cases() {
 
 // --- writing ---
 
-inline void set_type(onnx::ValueInfoProto &v, const Tensor &t) {
+inline void set_type(onnx::ValueInfoProto &v, const NodeTestTensor &t) {
     v.set_name(t.name);
     auto &tensor_type = *v.mutable_type()->mutable_tensor_type();
     tensor_type.set_elem_type(int32_t(t.type));
@@ -810,7 +813,7 @@ inline void set_type(onnx::ValueInfoProto &v, const Tensor &t) {
     for (const int64_t d : t.dims) shape.add_dim()->set_dim_value(d);
 }
 
-inline onnx::TensorProto to_proto(const Tensor &t) {
+inline onnx::TensorProto to_proto(const NodeTestTensor &t) {
     onnx::TensorProto p;
     for (const int64_t d : t.dims) p.add_dims(d);
     p.set_data_type(int32_t(t.type));
@@ -823,8 +826,8 @@ inline onnx::TensorProto to_proto(const Tensor &t) {
 // (top_k.py), NonZero-9 (nonzero.py) and ScatterND-11/16/18 (scatternd.py), their expected
 // outputs worked out here as numpy's reference does ---
 
-inline std::vector<Case> selection_cases() {
-    std::vector<Case> cases;
+inline std::vector<NodeTestCase> selection_cases() {
+    std::vector<NodeTestCase> cases;
     auto i64 = [](const std::string &name, std::vector<int64_t> dims,
                   const std::vector<int64_t> &v) {
         return tensor(name, DataType::int64, std::move(dims), v);
@@ -904,16 +907,10 @@ inline std::vector<Case> selection_cases() {
     return cases;
 }
 
-inline void write_bytes(const std::filesystem::path &path, const std::string &bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
 }  // namespace detail
 
-inline std::vector<Case> all_cases() {
-    std::vector<Case> cases;
+inline std::vector<NodeTestCase> node_test_cases() {
+    std::vector<NodeTestCase> cases;
     for (auto part :
          {detail::dequantize_packed_cases(), detail::unpack_cases(), detail::unsqueeze_cases(),
           detail::one_hot_cases(), detail::decoder_op_cases(), detail::selection_cases()})
@@ -923,21 +920,21 @@ inline std::vector<Case> all_cases() {
 
 // The one-node model of `c`: attributes in name order (as ONNX's make_node writes them), every
 // input and output declared with its type and shape, no node name and no producer.
-inline onnx::ModelProto model_of(const Case &c) {
+inline onnx::ModelProto model_of(const NodeTestCase &c) {
     onnx::ModelProto m;
     m.set_ir_version(c.ir_version);
     onnx::GraphProto &g = *m.mutable_graph();
     onnx::NodeProto &n = *g.add_node();
-    for (const Tensor &t : c.inputs) n.add_input(t.name);
-    for (const Tensor &t : c.outputs) n.add_output(t.name);
+    for (const NodeTestTensor &t : c.inputs) n.add_input(t.name);
+    for (const NodeTestTensor &t : c.outputs) n.add_output(t.name);
     n.set_op_type(c.op);
     std::vector<onnx::AttributeProto> attributes = c.attributes;
     std::sort(attributes.begin(), attributes.end(),
               [](const auto &a, const auto &b) { return a.name() < b.name(); });
     for (const auto &a : attributes) *n.add_attribute() = a;
     g.set_name(c.name);
-    for (const Tensor &t : c.inputs) detail::set_type(*g.add_input(), t);
-    for (const Tensor &t : c.outputs) detail::set_type(*g.add_output(), t);
+    for (const NodeTestTensor &t : c.inputs) detail::set_type(*g.add_input(), t);
+    for (const NodeTestTensor &t : c.outputs) detail::set_type(*g.add_output(), t);
     auto &opset = *m.add_opset_import();
     opset.set_domain("");
     opset.set_version(c.opset);
@@ -945,21 +942,21 @@ inline onnx::ModelProto model_of(const Case &c) {
 }
 
 // Writes every case under `dir` (created if needed); returns how many.
-inline size_t write_all(const std::filesystem::path &dir) {
+inline size_t write_node_tests(const std::filesystem::path &dir) {
     namespace fs = std::filesystem;
-    const std::vector<Case> cases = all_cases();
-    for (const Case &c : cases) {
+    const std::vector<NodeTestCase> cases = node_test_cases();
+    for (const NodeTestCase &c : cases) {
         const fs::path data = dir / c.name / "test_data_set_0";
         fs::create_directories(data);
-        detail::write_bytes(dir / c.name / "model.onnx", model_of(c).SerializeAsString());
+        write_file(dir / c.name / "model.onnx", model_of(c).SerializeAsString());
         for (size_t k = 0; k < c.inputs.size(); ++k)
-            detail::write_bytes(data / ("input_" + std::to_string(k) + ".pb"),
-                                detail::to_proto(c.inputs[k]).SerializeAsString());
+            write_file(data / ("input_" + std::to_string(k) + ".pb"),
+                       detail::to_proto(c.inputs[k]).SerializeAsString());
         for (size_t k = 0; k < c.outputs.size(); ++k)
-            detail::write_bytes(data / ("output_" + std::to_string(k) + ".pb"),
-                                detail::to_proto(c.outputs[k]).SerializeAsString());
+            write_file(data / ("output_" + std::to_string(k) + ".pb"),
+                       detail::to_proto(c.outputs[k]).SerializeAsString());
     }
     return cases.size();
 }
 
-}  // namespace gguftool::node_tests
+}  // namespace gguftool::testkit

@@ -151,9 +151,17 @@ void ModelBuilder::save(const std::string &path) const {
     save_model(proto_, path);
 }
 
-void save_model(const onnx::ModelProto &m, const std::string &path) {
+void save_model(const onnx::ModelProto &m, const std::filesystem::path &path) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!m.SerializeToOstream(&f) || !f.flush()) throw std::runtime_error("cannot write " + path);
+    if (!m.SerializeToOstream(&f) || !f.flush())
+        throw std::runtime_error("cannot write " + path.string());
+}
+
+onnx::ModelProto load_model(const std::filesystem::path &path) {
+    onnx::ModelProto m;
+    std::ifstream in(path, std::ios::binary);
+    if (!m.ParseFromIstream(&in)) throw std::runtime_error("cannot parse " + path.string());
+    return m;
 }
 
 }  // namespace gguftool::testkit

@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -62,6 +63,10 @@ private:
 };
 
 // Writes `m` serialized to `path`; throws std::runtime_error when it cannot.
-void save_model(const onnx::ModelProto &m, const std::string &path);
+void save_model(const onnx::ModelProto &m, const std::filesystem::path &path);
+
+// The model serialized in `path`; throws std::runtime_error naming it when it cannot be read or
+// parsed.
+onnx::ModelProto load_model(const std::filesystem::path &path);
 
 }  // namespace gguftool::testkit

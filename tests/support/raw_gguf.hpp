@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace gguftool::test {
+namespace gguftool::testkit {
 
 // Writes GGUF fields byte by byte, independently of the library's writer, and remembers where
 // each field went so tests can state the expected error offset.
@@ -85,4 +85,4 @@ inline std::vector<uint8_t> filler(size_t n, uint32_t seed = 1) {
     return v;
 }
 
-}  // namespace gguftool::test
+}  // namespace gguftool::testkit

@@ -7,7 +7,7 @@
 
 #include "gguftool/output_file.hpp"
 
-namespace gguftool::test {
+namespace gguftool::testkit {
 
 // What a program using gguftool/output_file.hpp does for a clean interrupt (as the CLI's
 // apps/gguftool/signals.cpp): its own handler removes the pending outputs, then ends by the signal.
@@ -57,4 +57,4 @@ private:
     struct sigaction saved_[std::size(kSignals)];
 };
 
-}  // namespace gguftool::test
+}  // namespace gguftool::testkit

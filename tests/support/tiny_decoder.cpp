@@ -2,15 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <bit>
 #include <cmath>
-#include <numbers>
 #include <optional>
-#include <random>
 #include <stdexcept>
 #include <utility>
 
+#include "floats.hpp"
 #include "gguftool/gguf_writer.hpp"
+#include "random.hpp"
 #include "sample_model.hpp"
 
 namespace gguftool::testkit {
@@ -320,32 +319,11 @@ const Variant &find_variant(std::string_view name) {
     throw std::invalid_argument(fmt::format("no tiny decoder variant named '{}'", name));
 }
 
-// Deterministic on every standard library: std::mt19937 is fully specified, the transforms are
-// ours.
-class Random {
-public:
-    explicit Random(uint32_t seed) : mt_(seed) {}
-    double uniform() { return (double(mt_()) + 0.5) / 4294967296.0; }  // in (0, 1)
-    double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-    double normal() {  // Box-Muller, the cosine half
-        const double r = std::sqrt(-2.0 * std::log(uniform()));
-        return r * std::cos(2.0 * std::numbers::pi * uniform());
-    }
-    std::vector<float> normal(size_t n, double mean, double std) {
-        std::vector<float> v(n);
-        for (float &x : v) x = float(mean + std * normal());
-        return v;
-    }
-
-private:
-    std::mt19937 mt_;
-};
-
 // sample_model's SentencePiece layout: <unk>, <s>, </s>, the 256 byte tokens, pieces, and last
 // the control token <|endoftext|>, which llama.cpp's vocabulary loader looks up (and throws
 // without) when general.name contains "phi3", as Phi-3's vocabulary has it.
-sample_model::Vocab make_vocab() {
-    sample_model::Vocab v = sample_model::spm_base_vocab();
+testkit::Vocab make_vocab() {
+    testkit::Vocab v = testkit::spm_base_vocab();
     const std::string space = "\xE2\x96\x81";  // "▁"
     std::vector<std::string> pieces = {space};
     for (char c = 'a'; c <= 'z'; ++c) pieces.push_back(space + c);
@@ -360,15 +338,6 @@ sample_model::Vocab make_vocab() {
     }
     v.add("<|endoftext|>", 0.0f, 3);
     return v;
-}
-
-std::vector<uint8_t> f32_bytes(const std::vector<float> &values) {
-    std::vector<uint8_t> out(values.size() * 4);
-    for (size_t i = 0; i < values.size(); ++i) {
-        const auto bits = std::bit_cast<uint32_t>(values[i]);
-        for (int b = 0; b < 4; ++b) out[4 * i + b] = uint8_t(bits >> (8 * b));
-    }
-    return out;
 }
 
 std::vector<float> concat(std::vector<float> a, const std::vector<float> &b) {
@@ -433,7 +402,7 @@ void add_metadata(gguf::Writer &w, const Variant &v, uint32_t n_rot) {
     if (v.attn_softcap) w.add(key("attn_logit_softcapping"), MetaValue::f32(v.attn_softcap));
     if (v.final_softcap) w.add(key("final_logit_softcapping"), MetaValue::f32(v.final_softcap));
 
-    sample_model::add_spm_metadata(w, make_vocab());
+    testkit::add_spm_metadata(w, make_vocab());
 }
 
 // A layer's experts: the router, the stacked expert matrices (ne = {cols, rows, experts}) with
@@ -553,6 +522,9 @@ TinyDecoder tiny_decoder(std::string_view name) {
     return {.name = v.name,
             .arch = v.arch,
             .n_layer = v.layers,
+            .n_embd = kEmbd,
+            .n_head = kHeads,
+            .n_head_kv = kHeadsKv,
             .n_vocab = kVocab,
             .head_dim = v.head_dim,
             .n_rot = v.n_rot ? v.n_rot : v.head_dim,

@@ -23,6 +23,8 @@ struct TinyDecoder {
     std::string name;      // "llama", "gemma2", ...
     std::string arch;      // general.architecture
     uint32_t n_layer = 0;  // block_count
+    uint32_t n_embd = 0;
+    uint32_t n_head = 0, n_head_kv = 0;
     uint32_t n_vocab = 0;
     uint32_t head_dim = 0;  // attention.key_length (= value_length)
     uint32_t n_rot = 0;     // rope.dimension_count

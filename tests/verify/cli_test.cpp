@@ -16,9 +16,9 @@ class VerifyCli : public EveryFormatFile {};
 
 TEST_F(VerifyCli, SampleModelMatches) {
     llama();
-    const RunResult r = run_gguftool({"verify", test::kSample});
+    const RunResult r = run_gguftool({"verify", testkit::kSample});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
-    const gguf::Model m = gguf::Model::open(test::kSample);
+    const gguf::Model m = gguf::Model::open(testkit::kSample);
     for (const gguf::TensorInfo &t : m.tensors()) {
         const std::string line = line_of(r.out, std::string(t.name));
         EXPECT_NE(line.find(" match"), std::string::npos) << t.name << ": " << line;
@@ -32,7 +32,7 @@ TEST_F(VerifyCli, SampleModelMatches) {
 TEST_F(VerifyCli, EveryFormatMatchesAndQ81IsNotCompared) {
     const RunResult r = run_gguftool({"verify", file()});
     ASSERT_EQ(r.status, 0) << r.out << r.err;
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         const std::string line = line_of(r.out, tensor_name(t));
         if (t == GgmlType::q8_1)
             EXPECT_NE(line.find("not compared: llama.cpp has no decoder for q8_1"),
@@ -76,7 +76,7 @@ TEST_F(VerifyCli, JsonSchema) {
             EXPECT_FALSE(t["note"].get<std::string>().empty());
         }
     }
-    EXPECT_EQ(j["tensors"][int(testdata::quantized_types().size()) - 1]["name"], "t.q2_0");
+    EXPECT_EQ(j["tensors"][int(testkit::quantized_types().size()) - 1]["name"], "t.q2_0");
 }
 
 TEST_F(VerifyCli, TensorGlobsAreRepeatable) {
@@ -112,12 +112,12 @@ TEST_F(VerifyCli, ErrorsExitWithTwo) {
     EXPECT_NE(r.err.find("missing.so"), std::string::npos) << r.err;
     // Not a libggml-base.so.
     const std::string fake = dir_->file("fake.so");
-    test::write_file(fake, {1, 2, 3});
+    testkit::write_file(fake, {1, 2, 3});
     EXPECT_EQ(run_gguftool({"verify", "--ggml-lib", fake, file()}).status, 2);
     // Invalid GGUF: truncated in the tensor data.
     const std::string cut = dir_->file("cut.gguf");
     std::filesystem::copy_file(file(), cut, std::filesystem::copy_options::overwrite_existing);
-    test::resize_file(cut, std::filesystem::file_size(cut) - 100);
+    testkit::resize_file(cut, std::filesystem::file_size(cut) - 100);
     r = run_gguftool({"verify", cut});
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find(cut), std::string::npos) << r.err;

@@ -16,7 +16,7 @@ using verify::Status;
 class VerifyFormats : public EveryFormatFile {};
 
 void expect_every_format_verified(const verify::Report &r) {
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         const verify::TensorResult *res = find_result(r, tensor_name(t));
         ASSERT_NE(res, nullptr) << type_name(t);
         EXPECT_EQ(res->type, type_name(t));
@@ -31,7 +31,7 @@ void expect_every_format_verified(const verify::Report &r) {
         EXPECT_EQ(res->diff.elements, 512u) << type_name(t);
         EXPECT_EQ(res->diff.mismatches, 0u) << type_name(t);
     }
-    for (GgmlType t : testdata::plain_types()) {
+    for (GgmlType t : testkit::plain_types()) {
         const verify::TensorResult *res = find_result(r, tensor_name(t));
         ASSERT_NE(res, nullptr) << type_name(t);
         const bool decoded = t == GgmlType::f32 || t == GgmlType::f16 || t == GgmlType::bf16;
@@ -44,11 +44,11 @@ void expect_every_format_verified(const verify::Report &r) {
     EXPECT_EQ(big->diff.elements, 4u * 65536);
     // Every quantized format but q8_1 + f32, f16, bf16 + the big tensor match; q8_1, f64 and 4
     // integer types are not compared.
-    const size_t formats = testdata::quantized_types().size();
+    const size_t formats = testkit::quantized_types().size();
     EXPECT_EQ(r.matched, formats - 1 + 3 + 1);
     EXPECT_EQ(r.mismatched, 0u);
     EXPECT_EQ(r.not_compared, 6u);
-    EXPECT_EQ(r.tensors.size(), formats + testdata::plain_types().size() + 1);
+    EXPECT_EQ(r.tensors.size(), formats + testkit::plain_types().size() + 1);
 }
 
 TEST_F(VerifyFormats, EveryFormatMatchesLlama) {
@@ -109,8 +109,8 @@ TEST_F(VerifyFormats, BigEndianFilesAreNotCompared) {
     // llama.cpp reads little-endian data only: nothing to compare with, and never a pass.
     const std::string path = dir_->file("big-endian.gguf");
     gguf::Writer(3, gguf::ByteOrder::big)
-        .add_tensor("be.f32", GgmlType::f32, {32}, testdata::random_bytes(128, 1))
-        .add_tensor("be.q4_0", GgmlType::q4_0, {32}, testdata::random_bytes(18, 2))
+        .add_tensor("be.f32", GgmlType::f32, {32}, testkit::random_bytes(128, 1))
+        .add_tensor("be.q4_0", GgmlType::q4_0, {32}, testkit::random_bytes(18, 2))
         .write(path);
     const verify::Report r = verify::verify(gguf::Model::open(path), {});
     ASSERT_EQ(r.tensors.size(), 2u);

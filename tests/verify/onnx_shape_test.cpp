@@ -3,8 +3,6 @@
 // scalar output for a [1] tensor, or a [1] output for a dimensionless one, is a mismatch.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "gguftool/gguf_writer.hpp"
 #include "verify_test_util.hpp"
 
@@ -14,20 +12,16 @@ namespace {
 using test::run_gguftool;
 using test::RunResult;
 
-std::vector<uint8_t> floats(std::initializer_list<float> v) {
-    std::vector<uint8_t> b(v.size() * 4);
-    std::memcpy(b.data(), v.begin(), b.size());
-    return b;
-}
+using testkit::f32_bytes;
 
 // "scalar" and "one" hold one value each; `swapped` gives "scalar" the dims [1] and "one" none.
 void write_model(const std::string &path, bool swapped) {
     const std::vector<uint64_t> none, one = {1};
     gguf::Writer w;
-    w.add_tensor("scalar", GgmlType::f32, swapped ? one : none, floats({1.5f}));
-    w.add_tensor("one", GgmlType::f32, swapped ? none : one, floats({2.5f}));
+    w.add_tensor("scalar", GgmlType::f32, swapped ? one : none, f32_bytes({1.5f}));
+    w.add_tensor("one", GgmlType::f32, swapped ? none : one, f32_bytes({2.5f}));
     w.add_tensor("four", GgmlType::f32, {3, 1, 2, 2},
-                 floats({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+                 f32_bytes({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
     w.write(path);
 }
 

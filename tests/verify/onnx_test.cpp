@@ -117,7 +117,7 @@ TEST_F(VerifyOnnx, BackendAndDevice) {
 TEST_F(VerifyOnnx, ModelErrorsExitWithTwo) {
     EXPECT_EQ(run_gguftool({"verify", "--onnx", dir_->file("absent.onnx"), file()}).status, 2);
     const std::string junk = dir_->file("junk.onnx");
-    test::write_file(junk, {0xff, 0xff, 0xff});
+    testkit::write_file(junk, {0xff, 0xff, 0xff});
     EXPECT_EQ(run_gguftool({"verify", "--onnx", junk, file()}).status, 2);
 }
 

@@ -116,7 +116,7 @@ TEST_F(VerifyReference, MissingOrUnusableReferencesAreErrors) {
 
     // Not a .npy file.
     const std::string junk = copy_refs("junk");
-    test::write_file(verify::reference_file(junk, "t.q4_0"), {'n', 'o', 'p', 'e'});
+    testkit::write_file(verify::reference_file(junk, "t.q4_0"), {'n', 'o', 'p', 'e'});
     EXPECT_EQ(run_gguftool({"verify", "--reference", junk, file()}).status, 2);
 
     // Not a directory.
@@ -127,15 +127,15 @@ TEST_F(VerifyReference, MissingOrUnusableReferencesAreErrors) {
 // caught in every quantized format, with exactly the elements llama.cpp decodes differently.
 TEST_F(VerifyReference, AFlippedByteIsCaughtInEveryFormat) {
     const gguf::Model original = gguf::Model::open(file());
-    for (GgmlType type : testdata::quantized_types()) {
+    for (GgmlType type : testkit::quantized_types()) {
         const std::string name = tensor_name(type);
         const gguf::TensorInfo *t = original.find_tensor(name);
         ASSERT_NE(t, nullptr);
         const std::string flipped = dir_->file("flipped.gguf");
         copy_with_flipped_byte(file(), flipped, name, t->bytes / 2 + 1);
         const gguf::Model m = gguf::Model::open(flipped);
-        const uint64_t differing = count_differences(
-            expected_values(file(), *t), expected_values(flipped, *m.find_tensor(name)));
+        const uint64_t differing =
+            count_differences(llama_decoding(file(), name), llama_decoding(flipped, name));
         ASSERT_GT(differing, 0u) << name << ": the flip must change the decoded values";
 
         verify::Options o;

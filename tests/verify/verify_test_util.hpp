@@ -21,9 +21,9 @@
 
 namespace gguftool::verifytest {
 
-using test::TempDir;
+using testkit::TempDir;
 
-using test::llama;  // llama.cpp, or a failed test
+using testkit::llama;  // llama.cpp, or a failed test
 
 inline std::shared_ptr<const reference::Ggml> llama_shared() {
     llama();
@@ -49,27 +49,27 @@ inline const std::string kBigTensor = "t.big_q4_0";
 inline void write_every_format(const std::string &path) {
     const reference::Ggml &g = llama();
     constexpr int64_t kNe0 = 256, kRows = 2;
-    std::vector<test::LlamaTensor> tensors;
+    std::vector<testkit::LlamaTensor> tensors;
     uint64_t seed = 1;
-    for (GgmlType t : testdata::quantized_types()) {
+    for (GgmlType t : testkit::quantized_types()) {
         const std::vector<float> values =
-            testdata::make_values(testdata::Distribution::normal, kNe0 * kRows, ++seed);
+            testkit::make_values(testkit::Distribution::normal, kNe0 * kRows, ++seed);
         std::vector<uint8_t> bytes;
         if (slow_to_quantize(t)) {
-            bytes = testdata::random_bytes(size_t(*row_bytes(t, kNe0 * kRows)), seed);
+            bytes = testkit::random_bytes(size_t(*row_bytes(t, kNe0 * kRows)), seed);
         } else {
-            const testkit::Quantized q = testkit::quantize_with_llama(
-                g, t, values, kNe0, testdata::make_imatrix(kNe0, seed));
+            const testkit::Quantized q =
+                testkit::quantize_with_llama(g, t, values, kNe0, testkit::make_imatrix(kNe0, seed));
             ASSERT_FALSE(q.bytes.empty()) << type_name(t) << ": " << q.failure;
             bytes = q.bytes;
         }
         tensors.push_back({tensor_name(t), t, {kNe0, kRows}, std::move(bytes)});
     }
-    for (GgmlType t : testdata::plain_types()) {
+    for (GgmlType t : testkit::plain_types()) {
         const size_t size = traits(t).type_size;
         std::vector<uint8_t> bytes(size_t(kNe0 * kRows) * size);
         const std::vector<float> values =
-            testdata::make_values(testdata::Distribution::normal, kNe0 * kRows, ++seed);
+            testkit::make_values(testkit::Distribution::normal, kNe0 * kRows, ++seed);
         for (size_t i = 0; i < values.size(); ++i) {
             uint8_t *p = bytes.data() + i * size;
             const float v = values[i] * 100;
@@ -102,12 +102,12 @@ inline void write_every_format(const std::string &path) {
     }
     const int64_t big_rows = 4 * 65536 / kNe0;
     const std::vector<float> big =
-        testdata::make_values(testdata::Distribution::mixed, size_t(kNe0 * big_rows), 99);
+        testkit::make_values(testkit::Distribution::mixed, size_t(kNe0 * big_rows), 99);
     tensors.push_back({kBigTensor,
                        GgmlType::q4_0,
                        {kNe0, big_rows},
                        test::llama_quantize(GgmlType::q4_0, big, kNe0)});
-    test::write_with_llama(path, tensors);
+    testkit::write_with_llama(testkit::llama(), path, tensors);
 }
 
 // Test suites over one file with a tensor of every type (write_every_format), written once per
@@ -126,10 +126,12 @@ protected:
     static inline TempDir *dir_ = nullptr;
 };
 
-// llama.cpp's float32 decoding of a tensor of `path` (empty when it has no decoder).
+// llama.cpp's float32 decoding of a tensor of `path` as llama.cpp's reader finds it (q8_1, which
+// llama.cpp cannot decode, by its definition: the kit's llama_decode).
 inline std::vector<float> llama_decoding(const std::string &path, const std::string &name) {
     for (const test::LlamaTensorView &t : test::llama_tensors(path))
-        if (t.name == name) return test::llama_decode(t);
+        if (t.name == name)
+            return testkit::llama_decode(testkit::llama(), GgmlType(t.type), t.bytes);
     ADD_FAILURE() << "no tensor " << name << " in " << path;
     return {};
 }
@@ -143,7 +145,7 @@ inline void copy_with_flipped_byte(const std::string &from, const std::string &t
     ASSERT_NE(t, nullptr) << name;
     ASSERT_LT(index, t->bytes);
     const uint8_t flipped = uint8_t(~t->data[index]);
-    test::patch_file(to, t->file_offset + index, &flipped, 1);
+    testkit::patch_file(to, t->file_offset + index, &flipped, 1);
 }
 
 // Elements that differ bit for bit (NaN equal to NaN), counted by the test itself.
@@ -173,23 +175,6 @@ inline std::string line_of(const std::string &out, const std::string &name) {
         p = end + 1;
     }
     return "";
-}
-
-// q8_1 by its definition (ggml-common.h block_q8_1: f16 d, f16 s, 32 int8 qs; x = d * q),
-// written here because llama.cpp has no decoder for it.
-inline std::vector<float> decode_q8_1(std::span<const uint8_t> bytes) {
-    std::vector<float> out;
-    for (size_t b = 0; b + 36 <= bytes.size(); b += 36) {
-        const float d = verify::f16_to_f32(uint16_t(bytes[b] | bytes[b + 1] << 8));
-        for (size_t i = 0; i < 32; ++i) out.push_back(d * float(int8_t(bytes[b + 4 + i])));
-    }
-    return out;
-}
-
-// The expected float32 values of a quantized tensor: llama.cpp's, or decode_q8_1.
-inline std::vector<float> expected_values(const std::string &path, const gguf::TensorInfo &t) {
-    if (t.type == GgmlType::q8_1) return decode_q8_1(t.data);
-    return llama_decoding(path, std::string(t.name));
 }
 
 // A reference directory as a user would dump it with gguf-py: float32 arrays of the decoded
@@ -230,7 +215,7 @@ inline void write_references(const std::string &gguf_path, const std::string &di
                 own(DataType::int64);
                 break;
             default: {
-                const std::vector<float> v = expected_values(gguf_path, t);
+                const std::vector<float> v = llama_decoding(gguf_path, std::string(t.name));
                 ASSERT_EQ(v.size(), t.elements) << t.name;
                 runtime::write_npy(file, runtime::Tensor::from_values(DataType::float32, shape, v));
             }
