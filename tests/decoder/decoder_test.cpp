@@ -15,6 +15,7 @@
 #include <set>
 
 #include "decoder_fixtures.hpp"
+#include "gguf_rewrite.hpp"
 #include "gguftool/decoder_export.hpp"
 #include "gguftool/decoder_verify.hpp"
 #include "gguftool/gguf.hpp"
@@ -30,6 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 using runtime::Shape;
 using runtime::Tensor;
+using testkit::edit_key;
+using testkit::rename_arch;
+using testkit::rewrite;
 
 // A prompt longer than the sliding windows of the variants that have one.
 const std::vector<int32_t> kPrompt = {1, 17, 42, 300, 7, 99, 128, 5, 260, 33, 64, 200};
@@ -247,29 +251,6 @@ TEST(ArchitectureTable, HelpListsEveryRow) {
 // ---------------------------------------------------------------------------------------------
 // The tolerance rejects wrong exports.
 
-// `in` rewritten to `out` by `edit` (metadata and tensor infos; tensor bytes copied unless the
-// edit replaces them).
-void rewrite(const std::string &in, const std::string &out,
-             const std::function<void(gguf::Header &, std::vector<gguf::TensorData> &,
-                                      const gguf::File &)> &edit) {
-    const auto file = gguf::File::open(in);
-    gguf::Header h;
-    h.alignment = file->alignment();
-    for (const gguf::MetadataEntry &e : file->metadata())
-        h.metadata.push_back(gguf::MetadataItem::of(e));
-    std::vector<gguf::TensorData> data;
-    for (const gguf::TensorInfo &t : file->tensors()) {
-        h.tensors.push_back({std::string(t.name), uint32_t(t.type),
-                             std::vector<uint64_t>(t.ne.begin(), t.ne.begin() + t.n_dims), 0});
-        data.push_back(gguf::TensorData::copy(*file, t));
-    }
-    edit(h, data, *file);
-    OutputFile f(out);
-    gguf::write_model(f, h, data);
-    f.commit();
-    f.keep();
-}
-
 gguf::MetaValue u32(uint32_t v) {
     return gguf::MetaValue::u32(v);
 }
@@ -324,28 +305,6 @@ TEST_F(DecoderRejects, OneFlippedScaleByte) {
             }
         });
     EXPECT_FALSE(verify_export_of(bad, gguf).pass);
-}
-
-// `in` with its architecture renamed to `to` (general.architecture and every "<from>." key).
-void rename_arch(const std::string &in, const std::string &out, const std::string &from,
-                 const std::string &to) {
-    rewrite(in, out, [&](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
-        for (gguf::MetadataItem &m : h.metadata) {
-            if (m.key == "general.architecture")
-                m.value = gguf::MetaValue::str(to);
-            else if (m.key.rfind(from + ".", 0) == 0)
-                m.key = to + "." + m.key.substr(from.size() + 1);
-        }
-    });
-}
-
-// `in` with the metadata key `key` removed (or, with `value`, set).
-void edit_key(const std::string &in, const std::string &out, const std::string &key,
-              std::optional<gguf::MetaValue> value = std::nullopt) {
-    rewrite(in, out, [&](gguf::Header &h, std::vector<gguf::TensorData> &, const gguf::File &) {
-        std::erase_if(h.metadata, [&](const gguf::MetadataItem &m) { return m.key == key; });
-        if (value) h.metadata.push_back({key, *value});
-    });
 }
 
 TEST_F(DecoderRejects, TheRopeTypeSwapped) {
@@ -414,15 +373,7 @@ protected:
 
 TEST_F(DecoderBadInput, AMissingTensor) {
     const std::string bad = (dir_ / "missing.gguf").string();
-    rewrite(testkit::decoder_gguf("llama", "F32"), bad,
-            [](gguf::Header &h, std::vector<gguf::TensorData> &data, const gguf::File &) {
-                for (size_t i = 0; i < h.tensors.size(); ++i)
-                    if (h.tensors[i].name == "blk.1.attn_k.weight") {
-                        h.tensors.erase(h.tensors.begin() + long(i));
-                        data.erase(data.begin() + long(i));
-                        break;
-                    }
-            });
+    testkit::drop_tensor(testkit::decoder_gguf("llama", "F32"), bad, "blk.1.attn_k.weight");
     expect_refused(bad, "blk.1.attn_k.weight: missing");
 }
 

@@ -6,15 +6,19 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
 #include "ggml_data.hpp"
 #include "gguftool/decoder_export.hpp"
 #include "gguftool/gguf.hpp"
+#include "gguftool/gguf_writer.hpp"
 #include "gguftool/llama_reference.hpp"
+#include "gguftool/quant.hpp"
 #include "gguftool/runtime.hpp"
 #include "tiny_decoder.hpp"
+#include "tiny_encoder.hpp"
 
 namespace gguftool::testkit {
 namespace {
@@ -45,14 +49,43 @@ private:
     int fd_ = -1;
 };
 
-std::string make_gguf(const std::string &variant, const std::string &type) {
-    const fs::path path = cache_dir() / (variant + "-" + type + ".gguf");
+// `in` with every quantized, F16 and BF16 tensor decoded to F32, the rest as they are.
+void write_dequantized(const std::string &in, const std::string &out) {
+    const gguf::Model model = gguf::Model::open(in);
+    gguf::Writer w;
+    for (const gguf::MetadataEntry &e : model.first().metadata()) w.add(gguf::MetadataItem::of(e));
+    for (const gguf::TensorInfo &t : model.tensors()) {
+        std::vector<uint64_t> dims(t.ne.begin(), t.ne.begin() + t.n_dims);
+        if (!traits(t.type).quantized && t.type != GgmlType::f16 && t.type != GgmlType::bf16) {
+            w.add_tensor(std::string(t.name), t.type, dims,
+                         std::vector<uint8_t>(t.data.begin(), t.data.end()));
+            continue;
+        }
+        std::vector<float> f(t.elements);
+        quant::decode_f32(t.type, t.data, t.elements, f.data());
+        std::vector<uint8_t> bytes(f.size() * 4);
+        std::memcpy(bytes.data(), f.data(), bytes.size());
+        w.add_tensor(std::string(t.name), GgmlType::f32, dims, std::move(bytes));
+    }
+    w.write(out);
+}
+
+// The tiny model `variant` (a decoder's, or with `encoder` an encoder's) as `type`.
+std::string make_gguf(const std::string &variant, const std::string &type, bool encoder = false) {
+    const fs::path path =
+        cache_dir() / ((encoder ? "encoder-" : "") + variant + "-" + type + ".gguf");
     if (fs::exists(path)) return path.string();
     const fs::path tmp = path.string() + ".tmp";
-    if (type == "F32") {
-        write_tiny_decoder(variant, tmp.string());
+    if (type.ends_with("-dequantized")) {
+        write_dequantized(make_gguf(variant, type.substr(0, type.size() - 12), encoder),
+                          tmp.string());
+    } else if (type == "F32") {
+        if (encoder)
+            write_tiny_encoder(variant, tmp.string());
+        else
+            write_tiny_decoder(variant, tmp.string());
     } else {
-        const std::string f32 = make_gguf(variant, "F32");
+        const std::string f32 = make_gguf(variant, "F32", encoder);
         // "<ftype>-pure": llama-quantize --pure (every tensor the ftype's default type).
         reference::QuantizeExtras extras;
         std::string name = type;
@@ -105,6 +138,28 @@ std::string decoder_package(const std::string &variant, const std::string &type,
     if (opset != 29) o.opset = opset;
     if (nbits) o.weights = decoder::Weights::nbits;
     o.accuracy_level = accuracy_level;
+    decoder::export_decoder(gguf::Model::open(gguf), dir.string(), o);
+    return dir.string();
+}
+
+std::string encoder_gguf(const std::string &variant, const std::string &type) {
+    Lock lock;
+    return make_gguf(variant, type, true);
+}
+
+std::string encoder_package(const std::string &variant, const std::string &type, int opset,
+                            bool nbits) {
+    Lock lock;
+    const std::string gguf = make_gguf(variant, type, true);
+    const fs::path dir = cache_dir() / ("encoder-" + variant + "-" + type + "-opset" +
+                                        std::to_string(opset) + (nbits ? "-nbits" : ""));
+    if (fs::exists(dir / "onnx" / "model.onnx")) return dir.string();
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    decoder::Options o;
+    o.graph = decoder::Graph::encoder;
+    if (opset != 29) o.opset = opset;
+    if (nbits) o.weights = decoder::Weights::nbits;
     decoder::export_decoder(gguf::Model::open(gguf), dir.string(), o);
     return dir.string();
 }

@@ -26,6 +26,14 @@ std::string decoder_gguf(const std::string &variant, const std::string &type);
 std::string decoder_package(const std::string &variant, const std::string &type, int opset = 29,
                             bool nbits = false, int accuracy_level = 0);
 
+// The same for the tiny encoders (tiny_encoder.hpp): "F32", a llama.cpp ftype, or
+// "<ftype>-dequantized": that file with every quantized, F16 and BF16 weight decoded to F32 (our
+// decoder, bit for bit llama.cpp's), the reference for "as close as llama.cpp's own quantized
+// output". Packages are to-onnx --graph encoder.
+std::string encoder_gguf(const std::string &variant, const std::string &type);
+std::string encoder_package(const std::string &variant, const std::string &type, int opset = 29,
+                            bool nbits = false);
+
 // One step of a decoder run: [batch][sequence] token ids, attention mask and positions.
 struct DecoderStep {
     std::vector<std::vector<int64_t>> ids, mask, positions;
