@@ -483,8 +483,11 @@ LlamaModel::LlamaModel(std::shared_ptr<const LlamaLib> lib, const std::string &p
     ContextParams c = lib_->context_default_params();
     // Each sequence gets n_ctx cells (a non-unified cache splits its cells between sequences).
     put<uint32_t>(c, cp::n_ctx, uint32_t(options.n_ctx) * uint32_t(options.n_seq));
-    put<uint32_t>(c, cp::n_batch, uint32_t(options.n_ctx));
-    put<uint32_t>(c, cp::n_ubatch, uint32_t(options.n_ctx));
+    // Embeddings of a non-causal model need every sequence of a batch in one ubatch.
+    const uint32_t batch =
+        uint32_t(options.n_ctx) * (options.embeddings ? uint32_t(options.n_seq) : 1);
+    put<uint32_t>(c, cp::n_batch, batch);
+    put<uint32_t>(c, cp::n_ubatch, batch);
     put<uint32_t>(c, cp::n_seq_max, uint32_t(options.n_seq));
     put<int32_t>(c, cp::n_threads, threads);
     put<int32_t>(c, cp::n_threads_batch, threads);
@@ -542,37 +545,44 @@ bool LlamaModel::is_eog(int32_t token) const {
     return lib_->vocab_is_eog(vocab_, token);
 }
 
-void LlamaModel::submit(std::span<const int32_t> tokens, int32_t pos0, int32_t seq) {
-    const size_t n = tokens.size();
+void LlamaModel::submit(std::span<const Part> parts) {
     const auto where = [&] { return path_ + ": decode"; };
     if (!ctx_) throw Error(where(), std::nullopt, "the model was loaded as a vocabulary only");
-    if (n == 0) throw Error(where(), std::nullopt, "no tokens");
-    if (n > size_t(options_.n_ctx))
-        throw Error(where(), std::nullopt,
-                    std::to_string(n) + " tokens, more than the context's batch of " +
-                        std::to_string(options_.n_ctx));
-    if (seq < 0 || seq >= options_.n_seq)
-        throw Error(where(), std::nullopt,
-                    "sequence " + std::to_string(seq) + " of " + std::to_string(options_.n_seq));
-    if (pos0 < 0 || int64_t(pos0) + int64_t(n) > options_.n_ctx)
-        throw Error(where(), std::nullopt,
-                    "positions " + std::to_string(pos0) + ".." +
-                        std::to_string(int64_t(pos0) + int64_t(n) - 1) + " outside 0.." +
-                        std::to_string(options_.n_ctx - 1));
-    for (size_t i = 0; i < n; ++i)
-        if (tokens[i] < 0 || tokens[i] >= n_vocab_)
+    size_t n = 0;
+    for (const Part &p : parts) {
+        const size_t k = p.tokens.size();
+        if (k == 0) throw Error(where(), std::nullopt, "no tokens");
+        if (k > size_t(options_.n_ctx))
             throw Error(where(), std::nullopt,
-                        "token " + std::to_string(tokens[i]) + " at " + std::to_string(i) +
-                            " is not in the vocabulary of " + std::to_string(n_vocab_));
+                        std::to_string(k) + " tokens, more than the context's batch of " +
+                            std::to_string(options_.n_ctx));
+        if (p.seq < 0 || p.seq >= options_.n_seq)
+            throw Error(
+                where(), std::nullopt,
+                "sequence " + std::to_string(p.seq) + " of " + std::to_string(options_.n_seq));
+        if (p.pos0 < 0 || int64_t(p.pos0) + int64_t(k) > options_.n_ctx)
+            throw Error(where(), std::nullopt,
+                        "positions " + std::to_string(p.pos0) + ".." +
+                            std::to_string(int64_t(p.pos0) + int64_t(k) - 1) + " outside 0.." +
+                            std::to_string(options_.n_ctx - 1));
+        for (size_t i = 0; i < k; ++i)
+            if (p.tokens[i] < 0 || p.tokens[i] >= n_vocab_)
+                throw Error(where(), std::nullopt,
+                            "token " + std::to_string(p.tokens[i]) + " at " + std::to_string(i) +
+                                " is not in the vocabulary of " + std::to_string(n_vocab_));
+        n += k;
+    }
 
-    std::vector<int32_t> token(tokens.begin(), tokens.end()), pos(n), n_seq_id(n, 1),
-        seq_ids(n, seq);
+    std::vector<int32_t> token, pos, n_seq_id(n, 1), seq_ids;
+    for (const Part &p : parts)
+        for (size_t i = 0; i < p.tokens.size(); ++i) {
+            token.push_back(p.tokens[i]);
+            pos.push_back(p.pos0 + int32_t(i));
+            seq_ids.push_back(p.seq);
+        }
     std::vector<int32_t *> seq_id(n);
     std::vector<int8_t> logits(n, 1);
-    for (size_t i = 0; i < n; ++i) {
-        pos[i] = pos0 + int32_t(i);
-        seq_id[i] = &seq_ids[i];
-    }
+    for (size_t i = 0; i < n; ++i) seq_id[i] = &seq_ids[i];
     const Batch batch{int32_t(n),      token.data(),  nullptr,      pos.data(),
                       n_seq_id.data(), seq_id.data(), logits.data()};
     const uint64_t mark = log_mark();
@@ -586,11 +596,20 @@ void LlamaModel::submit(std::span<const int32_t> tokens, int32_t pos0, int32_t s
     }
 }
 
+void LlamaModel::decode_sequences(const std::vector<std::vector<int32_t>> &seqs) {
+    if (!options_.embeddings)
+        throw Error(path_ + ": decode", std::nullopt, "the context was made without embeddings");
+    std::vector<Part> parts;
+    for (size_t s = 0; s < seqs.size(); ++s) parts.push_back({seqs[s], 0, int32_t(s)});
+    submit(parts);
+}
+
 std::vector<float> LlamaModel::decode(std::span<const int32_t> tokens, int32_t pos0, int32_t seq) {
     const auto where = [&] { return path_ + ": decode"; };
     if (options_.embeddings)
         throw Error(where(), std::nullopt, "the context gives embeddings, not logits");
-    submit(tokens, pos0, seq);
+    const Part part{tokens, pos0, seq};
+    submit({&part, 1});
     const size_t n = tokens.size();
     const uint64_t mark = log_mark();
     std::vector<float> out(n * size_t(n_vocab_));
@@ -606,7 +625,8 @@ std::vector<float> LlamaModel::decode_embeddings(std::span<const int32_t> tokens
     const auto where = [&] { return path_ + ": decode"; };
     if (!options_.embeddings)
         throw Error(where(), std::nullopt, "the context was made without embeddings");
-    submit(tokens, 0, seq);
+    const Part part{tokens, 0, seq};
+    submit({&part, 1});
     if (pooling_type() != 0) return {};
     const size_t n = tokens.size(), E = size_t(n_embd());
     const uint64_t mark = log_mark();

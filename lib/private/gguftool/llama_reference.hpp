@@ -85,6 +85,9 @@ public:
     // (pooled(): [n_embd()]). Throws gguftool::Error as decode() does.
     std::vector<float> decode_embeddings(std::span<const int32_t> tokens, int32_t seq = 0);
     std::vector<float> pooled(int32_t seq = 0) const;
+    // With Options::embeddings: decodes every sequence of `seqs` (sequence s: positions 0, 1, ...)
+    // in one batch (Options::n_seq of them at most); pooled(s) then reads each one's vector.
+    void decode_sequences(const std::vector<std::vector<int32_t>> &seqs);
     int pooling_type() const;  // llama_pooling_type(ctx): the context's pooling
 
     // llama_tokenize; add_special adds BOS/EOS as the model's vocabulary asks.
@@ -103,8 +106,12 @@ public:
     bool is_eog(int32_t token) const;
 
 private:
-    // Checks and decodes a batch of one sequence (every position an output).
-    void submit(std::span<const int32_t> tokens, int32_t pos0, int32_t seq);
+    // Checks and decodes a batch of sequences' tokens (every position an output).
+    struct Part {
+        std::span<const int32_t> tokens;
+        int32_t pos0, seq;
+    };
+    void submit(std::span<const Part> parts);
 
     std::shared_ptr<const LlamaLib> lib_;
     std::string path_;
