@@ -211,17 +211,18 @@ TEST(ArchitectureTable, EveryRowHasATinyModel) {
             << arch << " has no variant in tests/support/tiny_decoder.cpp";
 }
 
-TEST(ArchitectureTable, TheManPageListsEveryRow) {
+// The words of the .BR line after the line ending in `label` in man/gguftool-to-onnx.1.
+std::vector<std::string> man_list(const std::string &label) {
     std::ifstream in(std::string(GGUFTOOL_SOURCE_DIR) + "/man/gguftool-to-onnx.1");
     std::string line, list;
     while (std::getline(in, line))
-        if (line.ends_with("Architectures:") && std::getline(in, list)) break;
-    ASSERT_TRUE(list.starts_with(".BR ")) << "no .BR line after \"Architectures:\"";
+        if (line.ends_with(label) && std::getline(in, list)) break;
+    EXPECT_TRUE(list.starts_with(".BR ")) << "no .BR line after \"" << label << "\"";
     // .BR a ", " b " and " c ,  — the words outside the quotes, in order.
     std::vector<std::string> listed;
     bool quoted = false;
     std::string word;
-    for (char c : list.substr(4) + " ") {
+    for (char c : list.substr(std::min<size_t>(4, list.size())) + " ") {
         if (c == '\\') continue;  // roff's \- is a plain hyphen
         if (c == '"') quoted = !quoted;
         if (quoted || c == '"' || c == ',') continue;
@@ -232,9 +233,17 @@ TEST(ArchitectureTable, TheManPageListsEveryRow) {
             word += c;
         }
     }
-    std::vector<std::string> table;
-    for (std::string_view arch : decoder::architectures()) table.emplace_back(arch);
-    EXPECT_EQ(listed, table);
+    return listed;
+}
+
+TEST(ArchitectureTable, TheManPageListsEveryRow) {
+    std::vector<std::string> decoders, encoders;
+    for (std::string_view arch : decoder::architectures()) decoders.emplace_back(arch);
+    for (std::string_view arch : decoder::architectures(decoder::Graph::encoder))
+        if (std::find(decoders.begin(), decoders.end(), arch) == decoders.end())
+            encoders.emplace_back(arch);
+    EXPECT_EQ(man_list(" Architectures:"), decoders);
+    EXPECT_EQ(man_list("Encoder architectures:"), encoders);
 }
 
 TEST(ArchitectureTable, HelpListsEveryRow) {
@@ -246,6 +255,12 @@ TEST(ArchitectureTable, HelpListsEveryRow) {
             flat += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
     const std::vector<std::string_view> archs = decoder::architectures();
     EXPECT_NE(flat.find(fmt::format("({})", fmt::join(archs, ", "))), std::string::npos) << r.out;
+    std::vector<std::string_view> encoders;
+    for (std::string_view arch : decoder::architectures(decoder::Graph::encoder))
+        if (std::find(archs.begin(), archs.end(), arch) == archs.end()) encoders.push_back(arch);
+    EXPECT_NE(flat.find(fmt::format("(those and {})", fmt::join(encoders, ", "))),
+              std::string::npos)
+        << r.out;
 }
 
 // ---------------------------------------------------------------------------------------------
