@@ -29,6 +29,7 @@ Runner add_edit(CLI::App &app);
 Runner add_convert_endian(CLI::App &app);
 Runner add_hash(CLI::App &app);
 Runner add_tokenizer(CLI::App &app);
+Runner add_generate(CLI::App &app);
 
 // The subcommands whose code links ONNX and protobuf. `gguftool` lists them in --help but hands
 // them to `gguftool-onnx`, the same CLI with every subcommand (onnx_helper.cpp), so that `dump`
@@ -45,8 +46,10 @@ inline constexpr HelperCommand kVerifyCommand{
     "verify", "Compare gguftool's decoding of every tensor with llama.cpp's, bit for bit"};
 inline constexpr HelperCommand kLowerCommand{
     "lower", "Rewrite DequantizePacked and Unpack as standard operators (opset 17-26)"};
+inline constexpr HelperCommand kGenerateCommand{
+    "generate", "Generate text with a decoder package (to-onnx --graph decoder)"};
 inline constexpr HelperCommand kHelperCommands[] = {kRunCommand, kToOnnxCommand, kLowerCommand,
-                                                    kVerifyCommand};
+                                                    kVerifyCommand, kGenerateCommand};
 
 // The entry of kHelperCommands that the command line names, or nullptr. The first argument that is
 // not an option names the subcommand: gguftool's own options (--help, --version) take no value.

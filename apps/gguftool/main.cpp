@@ -48,6 +48,7 @@ int main(int argc, char **argv) {
         {add_to_onnx},
         {add_lower},
         {add_verify},
+        {add_generate},
 #endif
     };
     struct Added {

@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bump when the tiny models or the exporter's output change meaning: it names the cache folder.
-constexpr const char *kVersion = "decoders-6";
+constexpr const char *kVersion = "decoders-7";
 
 fs::path cache_dir() {
     return fs::path(GGUFTOOL_TESTKIT_CACHE_DIR) / kVersion;

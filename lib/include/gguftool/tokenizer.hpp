@@ -58,6 +58,9 @@ public:
 
     // The id of a token's text (added tokens first, then the model), -1 if none.
     int32_t token_id(std::string_view token) const;
+    // The text of id `id` in the vocabulary (an added token's content, else the model's token),
+    // "" if none.
+    std::string token(int32_t id) const;
     // One past the highest id.
     int32_t vocab_size() const;
 

@@ -401,6 +401,13 @@ int32_t Tokenizer::token_id(std::string_view token) const {
     return impl_->id_of(std::string(token));
 }
 
+std::string Tokenizer::token(int32_t id) const {
+    const Impl &m = *impl_;
+    if (const auto a = m.added_by_id.find(id); a != m.added_by_id.end()) return a->second->content;
+    if (const auto it = m.model.tokens.find(id); it != m.model.tokens.end()) return it->second;
+    return "";
+}
+
 int32_t Tokenizer::vocab_size() const {
     return impl_->size;
 }
