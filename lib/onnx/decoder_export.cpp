@@ -284,6 +284,11 @@ Result export_decoder(const gguf::Model &model, const std::string &out_dir, cons
     } catch (const Error &e) {
         r.notes.push_back(fmt::format("no tokenizer.json: {}", e.what()));
     }
+    if (opset == 29)
+        r.notes.push_back(
+            "opset 29 (DequantizePacked): gguftool run and generate run this package; "
+            "onnxruntime and transformers.js refuse the opset: --opset 21, or --weights nbits, "
+            "writes one they load");
     if (encoder && model.find_tensor("dense_2.weight"))
         r.notes.push_back(
             "the Dense modules (dense_2, dense_3) are in the graph: last_hidden_state is each "

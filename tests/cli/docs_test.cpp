@@ -67,6 +67,7 @@ const Command kCommands[] = {
     {"run", true},
     {"lower", true},
     {"verify", true},
+    {"generate", true},
 };
 
 void PrintTo(const Command &c, std::ostream *os) {
