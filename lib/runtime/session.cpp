@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "backend_fit.hpp"
+#include "fuse.hpp"
 #include "model_impl.hpp"
 
 namespace gguftool::runtime {
@@ -273,6 +274,12 @@ Session::Session(Model model, std::unique_ptr<Backend> backend, const RunOptions
     std::unique_ptr<Backend> cpu;
     if (options.fallback && backend->name() != "cpu") cpu = make_cpu_backend(options.threads);
     detail::FittedModel fitted = detail::fit_to_backend(std::move(model), *backend, cpu.get());
+    // Weight products are fused where every node runs on a backend with the fused kernels (the
+    // CPU's), nothing lowered.
+    if (options.weight_products != WeightProducts::unfused && fitted.on.empty() &&
+        fitted.lowered_from.empty() && backend->kernel("DequantizePackedGemm"))
+        fitted.model = detail::fuse_weight_products(
+            fitted.model, options.weight_products == WeightProducts::fused);
     impl_->model = std::move(fitted.model);
     impl_->lowered_from = std::move(fitted.lowered_from);
     impl_->backends.push_back(std::move(backend));

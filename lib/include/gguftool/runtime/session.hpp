@@ -74,6 +74,20 @@ struct NodeProfile {
     std::string lowered_from;
 };
 
+// How a session on the CPU multiplies by the weights a DequantizePacked node decodes (a Gemm's
+// B, a Gather's data): docs/RUNTIME.md, "Fused weight products".
+enum class WeightProducts {
+    // Fused with their DequantizePacked (no float copy of a weight is made). A product with few
+    // rows (a decode step) quantizes its activations to int8 per block and takes integer dot
+    // products, as llama.cpp does, where the format has a dot kernel; the others decode tiles of
+    // weight rows to float and multiply them with OpenBLAS. A Gather decodes only its rows.
+    fused,
+    // Fused, every product on tiles decoded to float: bit for bit the results of `unfused`.
+    fused_float,
+    // As the graph says: each weight decoded whole to float, then the Gemm or Gather.
+    unfused,
+};
+
 struct RunOptions {
     std::string backend = "cpu";
     unsigned threads = 0;  // 0 = all cores (the CPU backend's, and a fallback CPU backend's)
@@ -83,6 +97,7 @@ struct RunOptions {
     // copied between the two where a node's input lives on the other). false: such nodes are an
     // Error listing each, before anything runs.
     bool fallback = true;
+    WeightProducts weight_products = WeightProducts::fused;
 };
 
 // Where a session runs one node of its model (as fitted: lowered where the backend asked).

@@ -8,6 +8,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_types.hpp"
 #include "gguftool/parallel.hpp"
+#include "gguftool/quant.hpp"
 
 namespace gguftool::runtime::cpu {
 namespace {
@@ -175,6 +176,50 @@ void gather(CpuBackend &cpu, const KernelArgs &args) {
     });
 }
 
+// DequantizePackedGather (op_fused.cpp): y[j, ...] = row indices[j] of the packed weight at
+// x + "offset" (shape "shape"), decoded as a DequantizePacked to "weight_dtype" and, when y is
+// another type (a Cast to float followed), converted to y's: only the rows gathered are decoded.
+void packed_gather(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &x = *args.inputs[0], &indices = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
+    const GgmlType type = GgmlType(args.attributes.at<int64_t>("format"));
+    // A double weight cast to float is the float it was decoded from.
+    DataType dtype = DataType(int32_t(args.attributes.at<int64_t>("weight_dtype")));
+    if (dtype == DataType::float64 && y.dtype == DataType::float32) dtype = DataType::float32;
+    const std::vector<int64_t> &shape = args.attributes.at<std::vector<int64_t>>("shape");
+    const IndexRange range{shape[0], args.attributes.at<int64_t>("negative_indices") != 0, 0};
+    uint64_t row = 1;
+    for (size_t d = 1; d < shape.size(); ++d) row *= uint64_t(shape[d]);
+    const std::optional<uint64_t> row_bytes = gguftool::row_bytes(type, row);
+    const uint8_t *w = bytes(x) + args.attributes.at<int64_t>("offset");
+    const uint64_t n = indices.elements();
+    const size_t out_row = size_t(row) * dtype_size(y.dtype);
+    uint8_t *dst = y.elements() ? mutable_bytes(y) : nullptr;
+    with_index_type(indices.dtype, [&](auto tag) {
+        using I = decltype(tag);
+        const I *idx = reinterpret_cast<const I *>(bytes(indices));
+        parallel_for(n, cpu.threads(), std::max<uint64_t>(1, kGrain / std::max<uint64_t>(1, row)),
+                     [&](uint64_t b, uint64_t e) {
+                         for (uint64_t j = b; j < e; ++j) {
+                             const uint64_t r = range.row(int64_t(idx[j]), j);
+                             if (!dst) continue;
+                             const std::span<const uint8_t> in(w + r * *row_bytes,
+                                                               size_t(*row_bytes));
+                             uint8_t *out = dst + j * out_row;
+                             quant::decode(type, in, row, out, dtype, 1);
+                             if (y.dtype == dtype) continue;
+                             // Widened exactly from the rounded type (a Cast to float).
+                             float *f = reinterpret_cast<float *>(out);
+                             const uint16_t *h = reinterpret_cast<const uint16_t *>(out);
+                             if (dtype == DataType::float16)
+                                 for (uint64_t i = row; i-- > 0;) f[i] = fp16_to_f32(h[i]);
+                             else
+                                 for (uint64_t i = row; i-- > 0;) f[i] = bf16_to_f32(h[i]);
+                         }
+                     });
+    });
+}
+
 void concat(CpuBackend &cpu, const KernelArgs &args) {
     const std::span<const DeviceTensor *const> inputs = args.inputs;
     DeviceTensor &y = args.outputs[0];
@@ -207,6 +252,7 @@ std::span<const CpuKernelRow> index_kernels() {
         {"OneHot", one_hot},
         {"Gather", gather},
         {"Concat", concat},
+        {"DequantizePackedGather", packed_gather},
     };
     return rows;
 }
