@@ -39,6 +39,7 @@ std::span<const CpuKernelRow> view_rows() {
 }
 
 CpuBackend::CpuBackend(unsigned threads) : threads_(threads) {
+    single_threaded_blas();
     for (const std::span<const CpuKernelRow> rows :
          {view_rows(), binary_kernels(), cast_kernels(), dequantize_packed_kernels(),
           index_kernels(), layout_kernels(), matmul_kernels(), nbits_kernels(), range_kernels(),

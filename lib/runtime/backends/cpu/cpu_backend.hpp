@@ -51,6 +51,9 @@ private:
 const uint8_t *bytes(const DeviceTensor &t);
 uint8_t *mutable_bytes(DeviceTensor &t);
 
+// Makes OpenBLAS single-threaded and ends its threads, once per process (cpu_matmul.cpp).
+void single_threaded_blas();
+
 // C [m, n] = A [m, k] · B [n, k]ᵀ, float32, row major, on `threads` threads (cpu_matmul.cpp).
 void sgemm_abt(const float *a, const float *b, float *c, uint64_t m, uint64_t n, uint64_t k,
                unsigned threads);

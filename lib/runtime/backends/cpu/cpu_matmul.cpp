@@ -3,14 +3,16 @@
 //
 // Threading: OpenBLAS runs single-threaded, and the products are cut into pieces (a batch, and
 // within it a block of rows or columns of the output) that run as separate sgemm calls on the
-// project's pool (parallel_for) with the backend's thread count. Measured with bench_matmul on 2
+// project's pool (parallel_for) with the backend's thread count, and OpenBLAS's own threads are
+// ended (single_threaded_blas). Measured with bench_matmul on 2
 // threads against OpenBLAS's own threads (openblas_set_num_threads(threads), the batches one
 // after another): the same on [1, 4096] x [4096, 4096] (6.2 ms both) and [1, 64, 4096] x
 // [4096, 4096] (16 ms both), and 2 to 2.5 times faster on batched attention shapes, where each
 // product is too small for OpenBLAS to split: [1, 8, 4, 128, 128] x [1, 8, 1, 128, 128] 0.8 ms
 // against 2.0 ms, [1, 32, 1, 128] x [1, 32, 128, 512] 0.09 ms against 0.15 ms. OpenBLAS's thread
-// count is process-wide: the first product sets it to 1.
+// count is process-wide: the first CPU backend sets it to 1.
 #include <cblas.h>
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,11 +29,6 @@
 
 namespace gguftool::runtime::cpu {
 namespace {
-
-void single_threaded_blas() {
-    static std::once_flag once;
-    std::call_once(once, [] { openblas_set_num_threads(1); });
-}
 
 // One product C = alpha * op(A) op(B) + beta * C, row major: op(A) is [m, k], op(B) [k, n].
 template <class T>
@@ -287,10 +284,14 @@ bool small_product(uint64_t m, uint64_t n, uint64_t k) {
     return double(m) * double(n) * double(k) <= 1e6;
 }
 
+// A tile of decoded weight rows holds about this many floats (2 MiB: an L2 cache). OpenBLAS
+// repacks the activations for every tile, so tiles much smaller cost more in packing than they
+// save in cache misses (bench_decoder's prefill: 256 KiB tiles were slower).
+constexpr uint64_t kTileFloats = uint64_t(1) << 19;
+
 // The exact fused product: each piece of the unfused product's cut (so the same OpenBLAS calls
 // see the same operands) multiplied a tile of weight rows at a time, each tile decoded into a
-// buffer of this thread's (about 256 KiB of floats, or the least the piece's side of
-// small_product needs).
+// buffer of this thread's (kTileFloats, or the least the piece's side of small_product needs).
 void packed_gemm_tiles(const Product<float> &p, GgmlType type, DataType dtype, const uint8_t *w,
                        unsigned threads) {
     const std::vector<Piece> pieces = cut(std::vector<Product<float>>{p}, threads);
@@ -299,7 +300,7 @@ void packed_gemm_tiles(const Product<float> &p, GgmlType type, DataType dtype, c
         thread_local std::vector<float> tile;
         for (uint64_t i = b; i < e; ++i) {
             const Piece &piece = pieces[i];
-            uint64_t t = std::max<uint64_t>(16, (uint64_t(1) << 16) / p.k);
+            uint64_t t = std::max<uint64_t>(16, kTileFloats / p.k);
             const bool small = small_product(piece.m, piece.n, p.k);
             if (!small) t = std::max(t, uint64_t(1e6 / double(piece.m * p.k)) + 1);
             t = std::min((t + 15) / 16 * 16, piece.n);
@@ -390,6 +391,20 @@ void packed_gemm(CpuBackend &cpu, const KernelArgs &args) {
 }
 
 }  // namespace
+
+void single_threaded_blas() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        openblas_set_num_threads(1);
+        // OpenBLAS's pthreads build starts a thread per core when it is loaded; with one thread
+        // it never uses them: ended here, so that the process has one pool (gguftool/parallel.hpp).
+        // blas_thread_shutdown_ is OpenBLAS's own (its fork handler calls it); other builds of
+        // OpenBLAS may not export it.
+        if (auto shutdown =
+                reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "blas_thread_shutdown_")))
+            shutdown();
+    });
+}
 
 void sgemm_abt(const float *a, const float *b, float *c, uint64_t m, uint64_t n, uint64_t k,
                unsigned threads) {
