@@ -257,11 +257,17 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
     ro.weight_products = mode;
     runtime::Session session(runtime::Model::load(package + "/onnx/model.onnx"), ro);
     r.load_s = since(t0);
+    // The generation loop of Session::run_step: each present.* carried to the next step's
+    // past_key_values.* (the cache appended in place), the logits handed out.
     runtime::Inputs in;
+    runtime::Session::Carry carry;
     for (int64_t il = 0; il < h.n_layer; ++il)
-        for (const char *kv : {"key", "value"})
-            in[fmt::format("past_key_values.{}.{}", il, kv)] = runtime::Tensor::zeros(
-                DataType::float32, runtime::Shape{1, h.n_head_kv, 0, h.head_dim});
+        for (const char *kv : {"key", "value"}) {
+            const std::string past = fmt::format("past_key_values.{}.{}", il, kv);
+            carry.emplace_back(fmt::format("present.{}.{}", il, kv), past);
+            in[past] = runtime::Tensor::zeros(DataType::float32,
+                                              runtime::Shape{1, h.n_head_kv, 0, h.head_dim});
+        }
     auto step = [&](int n, int pos) {
         std::vector<int64_t> positions(n), mask(pos + n, 1);
         for (int i = 0; i < n; ++i) positions[i] = pos + i;
@@ -271,8 +277,8 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
             runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, n}, positions);
         in["attention_mask"] =
             runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, pos + n}, mask);
-        for (auto &[name, t] : session.run(in))
-            if (name != "logits") in["past_key_values." + name.substr(8)] = t;
+        session.run_step(in, carry);
+        for (const auto &[present, past] : carry) in.erase(past);
     };
     t0 = Clock::now();
     step(prompt, 0);

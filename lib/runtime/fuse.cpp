@@ -1,9 +1,11 @@
-// fuse_weight_products: finds the Gemm and Gather nodes that read a DequantizePacked output and
-// puts fused nodes in their place, in a model that shares everything else with the original.
+// fuse_nodes: finds the patterns of fuse.hpp in execution order and puts fused nodes in their
+// place, in a model that shares everything else with the original.
 #include "fuse.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -45,6 +47,9 @@ public:
     Fuser(std::shared_ptr<const Impl> m, bool int8) : m_(*m), int8_(int8), source_(std::move(m)) {
         for (const Node &n : m_.order)
             for (const std::string &o : n.proto->output()) producer_[o] = &n;
+        for (const auto &[name, t] : m_.initializers) initializers_[name] = &t;
+        for (const ValueInfo &v : m_.inputs) inputs_.insert(v.name);
+        for (const ValueInfo &v : m_.outputs) outputs_.insert(v.name);
     }
 
     // The fused model, or nullopt when nothing fuses.
@@ -57,12 +62,18 @@ private:
     }
     std::optional<Source> source(const std::string &value, bool gathered) const;
     void copy_weight_attributes(const Source &s, onnx::NodeProto &f) const;
-    const Node &add(const Node &replaced, const Source &s, onnx::NodeProto proto, size_t row);
+    void add(const Node &replaced, std::initializer_list<const Node *> absorbed,
+             onnx::NodeProto proto, size_t row);
+    std::optional<std::vector<int64_t>> unsqueeze_axes(const Node &n) const;
+    bool fuse_kv_matmul(const Node &n);
 
     const Impl &m_;
     bool int8_;
     std::shared_ptr<const Impl> source_;
     std::unordered_map<std::string, const Node *> producer_;
+    std::unordered_map<std::string, const Tensor *> initializers_;
+    std::set<std::string> inputs_, outputs_;                     // the graph's
+    std::unordered_map<std::string, onnx::NodeProto *> caches_;  // KvConcat outputs, nodes
     std::shared_ptr<Impl> out_;
     std::set<const onnx::NodeProto *> dropped_;  // the nodes a fused node stands in for
 };
@@ -113,8 +124,10 @@ void Fuser::copy_weight_attributes(const Source &s, onnx::NodeProto &f) const {
     a.set_i(int8_);
 }
 
-// Appends the fused node (`row` of fused_ops()) in place of `replaced`.
-const Node &Fuser::add(const Node &replaced, const Source &s, onnx::NodeProto proto, size_t row) {
+// Appends the fused node (`row` of fused_ops()) in place of `replaced`, standing in for `absorbed`
+// too (dropped once no other node reads them), labelled after them.
+void Fuser::add(const Node &replaced, std::initializer_list<const Node *> absorbed,
+                onnx::NodeProto proto, size_t row) {
     const onnx::NodeProto &r = *replaced.proto;
     proto.set_name(r.name());
     proto.set_domain(std::string(kFusedDomain));
@@ -124,11 +137,67 @@ const Node &Fuser::add(const Node &replaced, const Source &s, onnx::NodeProto pr
     node.op = &fused_ops()[row];
     node.version = node.op->since;
     node.name = replaced.name;
-    node.label = fmt::format("{} fused with {}", replaced.label, s.dequantize->label);
-    for (const Node *n : {s.dequantize, s.cast, s.gather})
-        if (n) dropped_.insert(n->proto);
+    node.label = replaced.label;
+    std::vector<std::string> with;
+    for (const Node *n : absorbed)
+        if (n) {
+            dropped_.insert(n->proto);
+            with.push_back(n->label);
+        }
+    if (!with.empty()) node.label += fmt::format(" fused with {}", fmt::join(with, ", "));
     out_->order.push_back(std::move(node));
-    return out_->order.back();
+}
+
+// The values of Unsqueeze's axes (its attribute before opset 13, an initializer after).
+std::optional<std::vector<int64_t>> Fuser::unsqueeze_axes(const Node &n) const {
+    if (const onnx::AttributeProto *a = find_attribute(*n.proto, "axes"))
+        return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+    if (n.proto->input_size() != 2) return std::nullopt;
+    const auto it = initializers_.find(n.proto->input(1));
+    if (it == initializers_.end() || it->second->dtype() != DataType::int64) return std::nullopt;
+    return it->second->to_vector<int64_t>();
+}
+
+// Attention's reads of a KV cache: MatMul(A, Unsqueeze(X, [2])) or MatMul(A,
+// Unsqueeze(Transpose(X, [0, 1, 3, 2]), [2])), X a KvConcat's output.
+bool Fuser::fuse_kv_matmul(const Node &n) {
+    const onnx::NodeProto &p = *n.proto;
+    if (!is_op(&n, "MatMul") || p.input_size() != 2) return false;
+    const Node *u = producer(p.input(1));
+    if (!is_op(u, "Unsqueeze") || unsqueeze_axes(*u) != std::vector<int64_t>{2}) return false;
+    std::string x = u->proto->input(0);
+    const Node *t = producer(x);
+    if (is_op(t, "Transpose")) {
+        const onnx::AttributeProto *perm = find_attribute(*t->proto, "perm");
+        if (!perm || std::vector<int64_t>(perm->ints().begin(), perm->ints().end()) !=
+                         std::vector<int64_t>{0, 1, 3, 2})
+            return false;
+        x = t->proto->input(0);
+    } else {
+        t = nullptr;
+    }
+    const auto cache = caches_.find(x);
+    if (cache == caches_.end()) return false;
+    // Keys are read transposed: the cache keeps them so (if no other reader wants them plain).
+    onnx::NodeProto &concat = *cache->second;
+    const onnx::AttributeProto *kept = find_attribute(concat, "transposed");
+    if (kept && kept->i() != (t != nullptr)) return false;
+    if (!kept) {
+        onnx::AttributeProto &a = *concat.add_attribute();
+        a.set_name("transposed");
+        a.set_type(onnx::AttributeProto::INT);
+        a.set_i(t != nullptr);
+    }
+    onnx::NodeProto f;
+    f.set_op_type("KvMatMul");
+    f.add_input(p.input(0));
+    f.add_input(x);
+    onnx::AttributeProto &a = *f.add_attribute();
+    a.set_name("transpose");
+    a.set_type(onnx::AttributeProto::INT);
+    a.set_i(t != nullptr);
+    add(n, {u, t}, std::move(f), 3);
+    return true;
 }
 
 std::optional<Model> Fuser::run() {
@@ -150,7 +219,7 @@ std::optional<Model> Fuser::run() {
                 if (s->gather) f.add_input(s->gather->proto->input(1));
                 copy_weight_attributes(*s, f);
                 for (const onnx::AttributeProto &a : p.attribute()) *f.add_attribute() = a;
-                add(n, *s, std::move(f), 0);
+                add(n, {s->dequantize, s->cast, s->gather}, std::move(f), 0);
                 fused = true;
                 continue;
             }
@@ -176,17 +245,34 @@ std::optional<Model> Fuser::run() {
                     a.set_type(onnx::AttributeProto::INT);
                     a.set_i(onnx_number(DataType::float32));
                 }
-                add(n, *s, std::move(f), 1);
+                add(n, {s->dequantize, s->cast, s->gather}, std::move(f), 1);
                 fused = true;
                 continue;
             }
+        }
+        // A KV cache: Concat(past, new) from a graph input to a graph output.
+        if (is_op(&n, "Concat") && p.input_size() == 2 && n.version >= 11 &&
+            inputs_.count(p.input(0)) && outputs_.count(p.output(0))) {
+            onnx::NodeProto f;
+            f.set_op_type("KvConcat");
+            f.add_input(p.input(0));
+            f.add_input(p.input(1));
+            for (const onnx::AttributeProto &a : p.attribute()) *f.add_attribute() = a;
+            add(n, {}, std::move(f), 2);
+            caches_[p.output(0)] = &out_->rewritten.back();
+            fused = true;
+            continue;
+        }
+        if (fuse_kv_matmul(n)) {
+            fused = true;
+            continue;
         }
         out_->order.push_back(n);
     }
     // Loop bodies.
     for (Node &n : out_->order)
         for (Model &sub : n.subgraphs) {
-            Model body = fuse_weight_products(sub, int8_);
+            Model body = fuse_nodes(sub, int8_);
             if (&body.impl() != &sub.impl()) {
                 sub = std::move(body);
                 fused = true;
@@ -230,7 +316,7 @@ std::optional<Model> Fuser::run() {
 
 }  // namespace
 
-Model fuse_weight_products(const Model &model, bool int8) {
+Model fuse_nodes(const Model &model, bool int8) {
     Fuser fuser(Model::Impl::shared(model), int8);
     std::optional<Model> fused = fuser.run();
     return fused ? *fused : model;

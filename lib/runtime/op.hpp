@@ -128,6 +128,10 @@ DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataTyp
 Shape check_gemm(const OpContext &ctx, const DeviceTensor &a, const Shape &b_shape,
                  DataType b_dtype, const DeviceTensor *c, Attributes &attributes);
 
+// Concat's checks (op_compute.cpp) of the node's inputs: the output's shape; `axis` is set to the
+// normalized axis.
+Shape check_concat(const OpContext &ctx, size_t &axis);
+
 // NumPy's multidirectional broadcasting of two shapes; throws when they do not broadcast.
 Shape broadcast(const Shape &a, const Shape &b);
 

@@ -1,8 +1,9 @@
-// The fused weight operators a session puts in place of DequantizePacked and its readers
-// (fuse.cpp): a Gemm whose B is a DequantizePacked output, and a Gather whose data is one, each
-// reading the packed blocks itself instead of a float copy of the whole weight. They are not in
-// the operator table (no model names them); their rows are fused_ops(). A fused node keeps the
-// attributes of the nodes it replaces and checks what they checked, with their messages.
+// The fused operators a session puts in place of nodes of its graph (fuse.cpp): a Gemm whose B is
+// a DequantizePacked output, and a Gather whose data is one, each reading the packed blocks
+// itself instead of a float copy of the whole weight; a KV cache's Concat, appending in place, and
+// attention's MatMuls reading the cache where it is. They are not in the operator table (no model
+// names them); their rows are fused_ops(). A fused node keeps the attributes of the nodes it
+// replaces and checks what they checked, with their messages.
 #include <fmt/format.h>
 
 #include "gguftool/opset29.hpp"
@@ -110,6 +111,49 @@ void run_dequantize_packed_gather(OpContext &ctx) {
     ctx.run_kernel(attributes);
 }
 
+// KvConcat: Concat(past, new) (Concat-11's semantics) along "axis", into a KV cache (cpu_index.cpp:
+// in place when past is the newest view of a cache with room; kept transposed when "transposed"
+// is 1: the keys attention reads transposed). Kernel: past and new of y's type, matching but on
+// the axis; y's dtype and shape set and no buffer: the kernel gives y a view of the cache.
+void run_kv_concat(OpContext &ctx) {
+    size_t axis = 0;
+    const Shape shape = check_concat(ctx, axis);
+    ctx.outputs()[0] = DeviceTensor{ctx.input(0).dtype, shape, nullptr};
+    Attributes attributes;
+    attributes.set("axis", int64_t(axis));
+    attributes.set("transposed", ctx.attr_int("transposed", 0));
+    ctx.run_kernel(attributes);
+}
+
+// KvMatMul: MatMul(A, Unsqueeze(X, [2])), or with "transpose" 1 MatMul(A, Unsqueeze(Transpose(X,
+// [0, 1, 3, 2]), [2])): attention's products with a KV cache X [B, H, T, D] read where it is.
+// Kernel: A [B, H, r, S, T] (or [B, H, r, S, D] transposed) and X float, y [B, H, r, S, D] (or
+// [B, H, r, S, T]): for each (b, h, i) of A's first three axes the product of A[b, h, i] with
+// X[b, h] (transposed).
+void run_kv_matmul(OpContext &ctx) {
+    const DeviceTensor &a = ctx.input(0), &x = ctx.input(1);
+    const bool transpose = ctx.attr_int("transpose", 0) != 0;
+    if (a.dtype != DataType::float32 || x.dtype != DataType::float32)
+        throw Error(fmt::format("inputs A ({}) and B ({}) must be float here", dtype_name(a.dtype),
+                                dtype_name(x.dtype)));
+    if (a.shape.size() != 5 || x.shape.size() != 4 || a.shape[0] != x.shape[0] ||
+        a.shape[1] != x.shape[1])
+        throw Error(
+            fmt::format("the fused attention product takes A [B, H, r, S, K] and a cache "
+                        "[B, H, T, D], not A {} and {}",
+                        shape_string(a.shape), shape_string(x.shape)));
+    const int64_t k = transpose ? x.shape[3] : x.shape[2], n = transpose ? x.shape[2] : x.shape[3];
+    if (a.shape[4] != k)
+        throw Error(fmt::format("A {} has {} columns but B has {} rows", shape_string(a.shape),
+                                a.shape[4], k));
+    Shape y = a.shape;
+    y[4] = n;
+    ctx.allocate_output(DataType::float32, y);
+    Attributes attributes;
+    attributes.set("transpose", int64_t(transpose));
+    ctx.run_kernel(attributes);
+}
+
 DataType float_output(const onnx::NodeProto &, std::span<const DataType>, size_t) {
     return DataType::float32;
 }
@@ -134,6 +178,18 @@ std::span<const OpDef> fused_ops() {
          .attributes = {"format", "shape", "output_dtype", "to", "negative_indices", "int8"},
          .run = run_dequantize_packed_gather,
          .output_dtype = gather_output},
+        {.domain = kFusedDomain,
+         .op_type = "KvConcat",
+         .since = 11,
+         .inputs = {2, 2},
+         .attributes = {"axis", "transposed"},
+         .run = run_kv_concat},
+        {.domain = kFusedDomain,
+         .op_type = "KvMatMul",
+         .inputs = {2, 2},
+         .attributes = {"transpose"},
+         .run = run_kv_matmul,
+         .output_dtype = float_output},
     };
     return rows;
 }

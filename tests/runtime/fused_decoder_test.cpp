@@ -110,5 +110,83 @@ INSTANTIATE_TEST_SUITE_P(Tiny, FusedDecoder,
                                                               "IQ4_XS", "Q2_K", "Q5_K_M")),
                          testkit::DecoderParamName());
 
+// A generation loop on Session::run_step, each present.* carried to the next step's
+// past_key_values.* (its KV cache appended in place), gives the logits of run() feeding the
+// downloaded presents back, bit for bit, in both fused modes; the carried cache is the present
+// run() hands out.
+TEST(FusedDecoderLoop, RunStepCarriesTheCacheAsRunFeedsItBack) {
+    ASSERT_TRUE(llama_lib()) << "libllama is not available (npm ci)";
+    for (const char *variant : {"llama", "qwen3moe"}) {
+        SCOPED_TRACE(variant);
+        const std::string gguf = testkit::decoder_gguf(variant, "Q4_K_M");
+        const std::string package = testkit::decoder_package(variant, "Q4_K_M");
+        const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+        const std::vector<testkit::DecoderStep> plan =
+            testkit::single_prompt_plan(kPrompt, {5, 9, 300, 2, 77});
+        for (WeightProducts mode : {WeightProducts::fused_float, WeightProducts::fused}) {
+            // Per step the logits, and in the end the layer 0 keys; `step`: run_step, else run().
+            struct Run {
+                std::vector<std::vector<float>> logits;
+                runtime::Tensor keys;
+            };
+            auto loop = [&](bool step) {
+                runtime::Session session(runtime::Model::load(package + "/onnx/model.onnx"),
+                                         runtime::RunOptions{.weight_products = mode});
+                runtime::Session::Carry carry;
+                runtime::Inputs in;
+                for (int64_t il = 0; il < h.n_layer; ++il)
+                    for (const char *kv : {"key", "value"}) {
+                        const std::string past = fmt::format("past_key_values.{}.{}", il, kv);
+                        carry.emplace_back(fmt::format("present.{}.{}", il, kv), past);
+                        in[past] = runtime::Tensor::zeros(
+                            DataType::float32, runtime::Shape{1, h.n_head_kv, 0, h.head_dim});
+                    }
+                Run r;
+                for (size_t s = 0; s < plan.size(); ++s) {
+                    const int64_t n = int64_t(plan[s].ids[0].size());
+                    in["input_ids"] =
+                        runtime::Tensor::from_values(DataType::int64, {1, n}, plan[s].ids[0]);
+                    in["attention_mask"] = runtime::Tensor::from_values(
+                        DataType::int64, {1, int64_t(plan[s].mask[0].size())}, plan[s].mask[0]);
+                    in["position_ids"] =
+                        runtime::Tensor::from_values(DataType::int64, {1, n}, plan[s].positions[0]);
+                    if (step) {
+                        const runtime::NamedTensors out = session.run_step(in, carry);
+                        if (s == 0)  // the carried values bind from now on
+                            for (const auto &[present, past] : carry) in.erase(past);
+                        EXPECT_EQ(out.size(), 1u);
+                        r.logits.push_back(out.at(0).second.to_vector<float>());
+                        continue;
+                    }
+                    for (auto &[name, t] : session.run(in)) {
+                        if (name == "logits")
+                            r.logits.push_back(t.to_vector<float>());
+                        else
+                            in["past_key_values." + name.substr(8)] = t;
+                    }
+                }
+                r.keys = step ? session.carried("present.0.key") : in.at("past_key_values.0.key");
+                if (step) {
+                    EXPECT_FALSE(session.carried("logits").defined());
+                }
+                return r;
+            };
+            const Run fed = loop(false), carried = loop(true);
+            ASSERT_EQ(carried.logits.size(), fed.logits.size());
+            for (size_t s = 0; s < fed.logits.size(); ++s) {
+                ASSERT_EQ(carried.logits[s].size(), fed.logits[s].size());
+                EXPECT_EQ(std::memcmp(carried.logits[s].data(), fed.logits[s].data(),
+                                      fed.logits[s].size() * 4),
+                          0)
+                    << "step " << s;
+            }
+            // The keys, kept transposed for attention, come out as the graph gives them.
+            ASSERT_TRUE(carried.keys.defined());
+            EXPECT_EQ(carried.keys.shape(), fed.keys.shape());
+            EXPECT_EQ(std::memcmp(carried.keys.data(), fed.keys.data(), fed.keys.nbytes()), 0);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gguftool

@@ -142,6 +142,20 @@ public:
     // unless a later node needs it, so memory stays bounded by what is live.
     void run(const Inputs &inputs, const OutputCallback &on_output);
 
+    // One step of a loop that feeds outputs back as inputs, as a decoder's generation loop does
+    // (each "present.*" output is the next step's "past_key_values.*"): `carry` pairs such an
+    // output with the input it feeds. The carried outputs are kept where they are, not handed
+    // out, and bound to their inputs at the next run_step (an input given in `inputs` overrides
+    // its carried value); at the first step, and after clear_carried(), `inputs` gives them. On
+    // the CPU a KV cache carried so is appended in place: no step copies the cache (a KvConcat,
+    // fuse.hpp). Returns the outputs not carried, in graph order.
+    using Carry = std::vector<std::pair<std::string, std::string>>;  // (output, input)
+    NamedTensors run_step(const Inputs &inputs, const Carry &carry);
+    void clear_carried();
+    // A carried output as the next step would bind it, on the host (a copy when it is a cache
+    // with room left); undefined when nothing is carried under that name.
+    Tensor carried(const std::string &output);
+
     const std::vector<NodeProfile> &profile() const;  // of the last run (when profiling)
     const Model &model() const;
     Backend &backend();  // the session's backend (not the fallback)

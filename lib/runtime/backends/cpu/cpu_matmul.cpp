@@ -390,6 +390,46 @@ void packed_gemm(CpuBackend &cpu, const KernelArgs &args) {
         packed_gemm_tiles(p, type, dtype, w, cpu.threads());
 }
 
+// KvMatMul (op_fused.cpp): per (b, h, i) of A [B, H, r, S, K], A[b, h, i] times the cache's
+// X[b, h] [T, D] ("transpose": its transpose), read with the cache's pitch. The products are the
+// unfused MatMul's, on the same operands (one per batch of A, on the same threads; a key cache
+// is kept transposed, as the unfused Transpose makes it), so their results are too.
+void kv_matmul(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &a = *args.inputs[0], &x = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
+    if (y.elements() == 0) return;
+    const bool transpose = args.attributes.at<int64_t>("transpose") != 0;
+    const CacheView *cache = cache_view(x);
+    const float *xb =
+        reinterpret_cast<const float *>(cache ? cache->storage->storage.data() : bytes(x));
+    const uint64_t t = uint64_t(x.shape[2]), d = uint64_t(x.shape[3]);
+    const uint64_t capacity = cache ? uint64_t(cache->storage->capacity) : t;
+    // X[b, h] is [T, D] with rows of D, or kept transposed, [D, T] with rows of `capacity`.
+    const bool stored_transposed = cache && cache->storage->transposed;
+    const uint64_t pitch = capacity * d, ldb = stored_transposed ? capacity : d;
+    const uint64_t heads = uint64_t(a.shape[0] * a.shape[1]), r = uint64_t(a.shape[2]);
+    const uint64_t m = uint64_t(a.shape[3]), k = uint64_t(a.shape[4]), n = uint64_t(y.shape[4]);
+    const float *pa = reinterpret_cast<const float *>(bytes(a));
+    float *py = reinterpret_cast<float *>(mutable_bytes(y));
+    if (k == 0) {
+        std::fill_n(py, y.elements(), 0.0f);
+        return;
+    }
+    std::vector<Product<float>> products;
+    for (uint64_t bh = 0; bh < heads; ++bh)
+        for (uint64_t i = 0; i < r; ++i) {
+            Product<float> p;
+            p.trans_b = transpose != stored_transposed;
+            p.m = m, p.n = n, p.k = k;
+            p.a = pa + (bh * r + i) * m * k;
+            p.b = xb + bh * pitch;
+            p.c = py + (bh * r + i) * m * n;
+            p.lda = k, p.ldb = ldb, p.ldc = n;
+            products.push_back(p);
+        }
+    run_products(products, cpu.threads());
+}
+
 }  // namespace
 
 void single_threaded_blas() {
@@ -421,6 +461,7 @@ std::span<const CpuKernelRow> matmul_kernels() {
         {"MatMul", matmul},
         {"Gemm", gemm_kernel},
         {"DequantizePackedGemm", packed_gemm},
+        {"KvMatMul", kv_matmul},
     };
     return rows;
 }
