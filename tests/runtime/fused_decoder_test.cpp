@@ -110,6 +110,26 @@ INSTANTIATE_TEST_SUITE_P(Tiny, FusedDecoder,
                                                               "IQ4_XS", "Q2_K", "Q5_K_M")),
                          testkit::DecoderParamName());
 
+// Prompts long enough that the products (weights and attention) are above OpenBLAS's small-matrix
+// line, and one where attention's products of one query head are below it and those of a KV
+// head's query heads together above: fused with float products, still the unfused logits.
+TEST(FusedDecoderLoop, LongPromptsGiveTheUnfusedLogits) {
+    ASSERT_TRUE(llama_lib()) << "libllama is not available (npm ci)";
+    const std::string gguf = testkit::decoder_gguf("llama", "Q4_K_M");
+    const std::string package = testkit::decoder_package("llama", "Q4_K_M");
+    const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
+    for (int n : {100, 200}) {
+        std::vector<int32_t> prompt;
+        for (int i = 0; i < n; ++i) prompt.push_back((i * 37) % 380 + 3);
+        const auto plan = testkit::single_prompt_plan(prompt, {7, 11});
+        const auto unfused = testkit::run_decoder_plan(package, h, plan, WeightProducts::unfused);
+        const auto exact = testkit::run_decoder_plan(package, h, plan, WeightProducts::fused_float);
+        for (size_t s = 0; s < plan.size(); ++s)
+            EXPECT_EQ(std::memcmp(exact[s].data(), unfused[s].data(), exact[s].size() * 4), 0)
+                << n << " tokens, step " << s;
+    }
+}
+
 // A generation loop on Session::run_step, each present.* carried to the next step's
 // past_key_values.* (its KV cache appended in place), gives the logits of run() feeding the
 // downloaded presents back, bit for bit, in both fused modes; the carried cache is the present
