@@ -26,6 +26,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <random>
 
 #include "bench_setup.hpp"
@@ -316,6 +317,26 @@ int child(char **argv) {
     return 0;
 }
 
+// The machine's read bandwidth on `threads` threads, GB/s: the best of 5 sums of a 512 MiB buffer
+// (what a decoding step at best reads its weights at).
+double read_bandwidth(unsigned threads) {
+    const size_t n = (size_t(512) << 20) / 8;
+    std::vector<uint64_t> buf(n, 1);
+    double best = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+        std::vector<uint64_t> sums(threads);
+        const auto t0 = Clock::now();
+        parallel_for(n, threads, n / threads, [&](uint64_t b, uint64_t e) {
+            uint64_t s = 0;
+            for (uint64_t i = b; i < e; ++i) s += buf[i];
+            sums[b * threads / n] = s;
+        });
+        best = std::max(best, double(n * 8) / since(t0) / 1e9);
+        if (std::accumulate(sums.begin(), sums.end(), uint64_t(0)) != n) return 0;
+    }
+    return best;
+}
+
 // The model file: the one --model names, or a synthetic one written in F16 and quantized to
 // `qtype` by llama_model_quantize.
 std::string make_model(const Setup &s, const std::string &qtype, const Shape &shape,
@@ -516,9 +537,15 @@ int main_(int argc, char **argv) {
     const double weight_bytes = double(fs::file_size(q4));
     fmt::print(
         "  weights: {:.2f} bits each ({:.2f} GiB for {:.2f}B parameters); reading them once per "
-        "token at llama.cpp's decode speed takes {:.1f} GB/s, at ours {:.1f} GB/s\n",
+        "token at llama.cpp's decode speed takes {:.1f} GB/s, at ours {:.1f} GB/s on {} threads "
+        "and {:.1f} GB/s on one\n",
         8 * weight_bytes / double(params), gguf_gib, double(params) / 1e9,
-        weight_bytes / ll_step / 1e9, weight_bytes / ours.med(&Row::step_s) / 1e9);
+        weight_bytes / ll_step / 1e9, weight_bytes / ours.med(&Row::step_s) / 1e9, threads,
+        weight_bytes / ours1.med(&Row::step_s) / 1e9);
+    fmt::print(
+        "  the machine reads memory at {:.1f} GB/s on one thread, {:.1f} GB/s on {} (a sum "
+        "over 512 MiB, best of 5)\n",
+        read_bandwidth(1), read_bandwidth(threads), threads);
     if (s.own["--keep"] == "0") fs::remove_all(dir);
     return 0;
 }

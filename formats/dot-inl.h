@@ -284,6 +284,79 @@ void q5_k_dots(const uint8_t *w, size_t row_bytes, size_t rows, const uint8_t *a
     });
 }
 
+// The int16 products of 32 codes and activations (maddubs: lanes 0..7 elements 0..15, lanes 8..15
+// elements 16..31) times the scales of those two 16-element sub-blocks, summed in pairs to int32.
+HWY_INLINE __m256i scaled_pairs(__m256i p16, int16_t first, int16_t second) {
+    return _mm256_madd_epi16(_mm256_set_m128i(_mm_set1_epi16(second), _mm_set1_epi16(first)), p16);
+}
+
+// q2_K: scales[16] (4-bit scale, 4-bit min per 16 elements) | qs[64] | f16 d | f16 dmin. Element
+// 128h + 32j + l is bits 2j..2j+1 of qs[32h + l]; y = d * scale * q - dmin * min.
+void q2_k_dots(const uint8_t *w, size_t row_bytes, size_t rows, const uint8_t *act, size_t nblocks,
+               float *out) {
+    rows_q8_K<BlockQ2_K>(
+        w, row_bytes, rows, act, nblocks, out, [](const uint8_t *x, const BlockQ8_K &a) {
+            const uint8_t *sc = x + offsetof(BlockQ2_K, scales);
+            const __m256i m3 = _mm256_set1_epi8(3);
+            __m256i sums = _mm256_setzero_si256();
+            for (int h = 0; h < 2; ++h) {
+                const __m256i q = load32(x + offsetof(BlockQ2_K, qs) + 32 * h);
+                for (int j = 0; j < 4; ++j) {
+                    const __m256i codes =
+                        _mm256_and_si256(_mm256_srl_epi16(q, _mm_cvtsi32_si128(2 * j)), m3);
+                    const __m256i p = _mm256_maddubs_epi16(codes, load32(a.qs + 128 * h + 32 * j));
+                    const int s = 8 * h + 2 * j;
+                    sums = _mm256_add_epi32(
+                        sums, scaled_pairs(p, int16_t(sc[s] & 15), int16_t(sc[s + 1] & 15)));
+                }
+            }
+            int32_t mins = 0;
+            for (int i = 0; i < 16; ++i) mins += int32_t(sc[i] >> 4) * a.bsums[i];
+            return Block256{sums, f16_at(x + offsetof(BlockQ2_K, d)),
+                            -f16_at(x + offsetof(BlockQ2_K, dmin)) * float(mins)};
+        });
+}
+
+// q3_K: hmask[32] | qs[64] | scales[12] | f16 d. Element 128h + 32j + l has bits 2j..2j+1 of
+// qs[32h + l] as its low bits and bit 4h + j of hmask[l] as bit 2: y = d * (s - 32) * (code - 4),
+// the 16 six-bit scales s unpacked as ggml's dequantize_row_q3_K does. The - 4 is maddubs(4, q)
+// subtracted from maddubs(code, q).
+void q3_k_dots(const uint8_t *w, size_t row_bytes, size_t rows, const uint8_t *act, size_t nblocks,
+               float *out) {
+    rows_q8_K<BlockQ3_K>(
+        w, row_bytes, rows, act, nblocks, out, [](const uint8_t *x, const BlockQ8_K &a) {
+            const uint8_t *s = x + offsetof(BlockQ3_K, scales);
+            constexpr uint32_t kLow2 = 0x03030303u, kLow4 = 0x0F0F0F0Fu;
+            const uint32_t a0 = load_u32(s), a1 = load_u32(s + 4), a2 = load_u32(s + 8);
+            const uint32_t words[4] = {(a0 & kLow4) | (a2 & kLow2) << 4,
+                                       (a1 & kLow4) | (a2 >> 2 & kLow2) << 4,
+                                       (a0 >> 4 & kLow4) | (a2 >> 4 & kLow2) << 4,
+                                       (a1 >> 4 & kLow4) | (a2 >> 6 & kLow2) << 4};
+            uint8_t sc[16];
+            std::memcpy(sc, words, 16);
+            const __m256i m3 = _mm256_set1_epi8(3), four = _mm256_set1_epi8(4);
+            const __m256i hm = load32(x + offsetof(BlockQ3_K, hmask));
+            __m256i sums = _mm256_setzero_si256();
+            for (int h = 0; h < 2; ++h) {
+                const __m256i q = load32(x + offsetof(BlockQ3_K, qs) + 32 * h);
+                for (int j = 0; j < 4; ++j) {
+                    const __m256i bit = _mm256_set1_epi8(char(1 << (4 * h + j)));
+                    const __m256i high =
+                        _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(hm, bit), bit), four);
+                    const __m256i codes = _mm256_or_si256(
+                        _mm256_and_si256(_mm256_srl_epi16(q, _mm_cvtsi32_si128(2 * j)), m3), high);
+                    const __m256i y = load32(a.qs + 128 * h + 32 * j);
+                    const __m256i p = _mm256_sub_epi16(_mm256_maddubs_epi16(codes, y),
+                                                       _mm256_maddubs_epi16(four, y));
+                    const int k = 8 * h + 2 * j;
+                    sums = _mm256_add_epi32(
+                        sums, scaled_pairs(p, int16_t(sc[k] - 32), int16_t(sc[k + 1] - 32)));
+                }
+            }
+            return Block256{sums, f16_at(x + offsetof(BlockQ3_K, d)), 0.0f};
+        });
+}
+
 // q6_K: (6-bit code - 32) * d * scale per 16 elements; code layout as in formats/kquant.cpp. The
 // - 32 is maddubs(32, q) subtracted from maddubs(code, q).
 void q6_k_dots(const uint8_t *w, size_t row_bytes, size_t rows, const uint8_t *act, size_t nblocks,

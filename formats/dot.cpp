@@ -40,6 +40,8 @@
     X(q8_0, q8_0)               \
     X(iq4_nl, q8_0)             \
     X(mxfp4, q8_0)              \
+    X(q2_k, q8_K)               \
+    X(q3_k, q8_K)               \
     X(q4_k, q8_K)               \
     X(q5_k, q8_K)               \
     X(q6_k, q8_K)               \
@@ -76,14 +78,17 @@ namespace madd {
 #undef GGUFTOOL_DOT_VNNI
 }  // namespace madd
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-#pragma GCC push_options
-#pragma GCC target("avx512vnni")
+// Highway's target attributes replaced by the same and AVX512-VNNI (one push: clang applies only
+// the outer of two), then put back.
+HWY_POP_ATTRIBUTES
+HWY_PUSH_ATTRIBUTES(HWY_TARGET_STR ",avx512vnni")
 namespace vnni {
 #define GGUFTOOL_DOT_VNNI 1
 #include "dot-inl.h"  // NOLINT(build/include)
 #undef GGUFTOOL_DOT_VNNI
 }  // namespace vnni
-#pragma GCC pop_options
+HWY_POP_ATTRIBUTES
+HWY_PUSH_ATTRIBUTES(HWY_TARGET_STR)
 #endif
 
 #endif  // GGUFTOOL_DOT_X86
