@@ -1,23 +1,33 @@
 // bench_decoder: a synthetic model (random weights, real shapes: a ~1.1B llama by default, head
 // size 64, GQA 4:1, vocabulary 32000; --arch qwen3moe, a ~1.5B mixture of experts) written in F16
 // and quantized to Q4_K_M by llama.cpp's own llama_model_quantize; then, side by side in one run:
-//   export        gguftool to-onnx --graph decoder (opset 21, lowered) against cp of the GGUF;
-//   onnxruntime   session creation time and peak RSS, prefill of --prompt tokens, decode tokens/s;
-//   gguftool run  the executor on the opset-29 package (weights as DequantizePacked), the same,
-//                 and where its decode step's time goes (DequantizePacked, MatMul/Gemm, the rest);
-//   llama.cpp     libllama on the GGUF itself, the same, with the same threads.
+//   export        gguftool to-onnx --graph decoder against cp of the GGUF;
+//   onnxruntime   session creation time and peak RSS, prefill of --prompt tokens, decode tokens/s
+//                 (nbits packages; the lowered one with --ort-lowered 1; none with --ort 0);
+//   gguftool run  the executor on the opset-29 package (weights as DequantizePacked, products
+//                 fused: docs/RUNTIME.md), the same, on --threads threads and on one; with
+//                 --unfused 1 also unfused (each weight decoded to float32 at every step);
+//   llama.cpp     libllama on the GGUF itself, the same, on the same threads and on one.
 // Each contender runs in a process of its own, its peak RSS measured: onnxruntime in node, the
-// executor and libllama in this program run again (--child).
+// executor and libllama in this program run again (--child), --repeat times, interleaved (the
+// table gives medians and ranges). Then the targets against llama.cpp (decode and prefill speed,
+// peak RSS against the GGUF and the KV cache, load time, two threads against one) and where the
+// executor's decode step goes: per operator type its time, the bytes it reads and the bandwidth.
 //
 //   bench_decoder [--arch llama|qwen3moe] [--layers N] [--prompt N] [--steps N] [--threads N]
-//                 [--type FTYPE] [--dir DIR] [--keep 1] [--gguftool PATH]
+//                 [--type FTYPE] [--model GGUF] [--repeat N] [--ort 0] [--ort-lowered 1] [--unfused
+//                 1]
+//                 [--dir DIR] [--keep 1] [--gguftool PATH]
 // --type: the llama-quantize file type to quantize to (Q4_K_M, the default; Q4_0, IQ4_XS, ...).
+// --model: a GGUF made by an earlier run (--keep 1 keeps it) instead of a new one.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <random>
 
 #include "bench_setup.hpp"
@@ -185,14 +195,14 @@ void write_model(const std::string &path, const Shape &s) {
 struct Row {
     std::string name;
     double load_s = 0, rss_mib = 0, prefill_s = 0, step_s = 0;
-    // The executor's last decode step, profiled: seconds in DequantizePacked, in MatMul and Gemm,
-    // and the float32 bytes the products read.
-    double decode_s = 0, matmul_s = 0, matmul_bytes = 0, profiled_s = 0;
+    // The executor's last decode step, profiled: seconds and bytes read per operator type
+    // ("DequantizePackedGemm-1", "MatMul-13", ...), and the seconds of all nodes.
+    std::map<std::string, double> op_s, op_bytes;
+    double profiled_s = 0;
 };
 
 // A child's row as JSON, both ways (rss_mib is measured by the parent).
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Row, name, load_s, prefill_s, step_s, decode_s, matmul_s,
-                                   matmul_bytes, profiled_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Row, name, load_s, prefill_s, step_s, op_s, op_bytes, profiled_s)
 
 // A row measured by this program run again as a child (`--child KIND ...`, see main), so that its
 // peak RSS is its own.
@@ -208,6 +218,34 @@ Row in_child(const std::vector<std::string> &args) {
     return row;
 }
 
+// Repeated runs of one contender: the median of each measure and its range.
+struct Runs {
+    std::vector<Row> rows;
+    std::vector<double> of(double Row::*m) const {
+        std::vector<double> v;
+        for (const Row &r : rows) v.push_back(r.*m);
+        return v;
+    }
+    double med(double Row::*m) const { return median(of(m)); }
+    // "1.23" or "1.23 (1.20-1.31)" when repeated.
+    std::string text(double Row::*m, double scale = 1, int digits = 2) const {
+        const std::vector<double> v = of(m);
+        const double lo = *std::min_element(v.begin(), v.end()) * scale,
+                     hi = *std::max_element(v.begin(), v.end()) * scale;
+        if (v.size() == 1) return fmt::format("{:.{}f}", med(m) * scale, digits);
+        return fmt::format("{:.{}f} ({:.{}f}-{:.{}f})", med(m) * scale, digits, lo, digits, hi,
+                           digits);
+    }
+    // Decode tokens/s: the median step's inverse, and the range.
+    std::string tok_s() const {
+        std::vector<double> v;
+        for (const Row &r : rows) v.push_back(1 / r.step_s);
+        std::sort(v.begin(), v.end());
+        if (v.size() == 1) return fmt::format("{:.2f}", v[0]);
+        return fmt::format("{:.2f} ({:.2f}-{:.2f})", median(v), v.front(), v.back());
+    }
+};
+
 std::vector<int64_t> prompt_ids(int n, int start) {
     std::vector<int64_t> ids(n);
     for (int i = 0; i < n; ++i) ids[i] = (start + int64_t(i) * 7919) % 31000 + 3;
@@ -218,7 +256,8 @@ Row run_llama(const std::string &gguf, int prompt, int steps, unsigned threads) 
     std::string why;
     auto lib = reference::load_llama(&why);
     if (!lib) throw std::runtime_error("libllama: " + why);
-    Row r{"llama.cpp (libllama)"};
+    Row r;
+    r.name = fmt::format("llama.cpp (libllama), {} thr.", threads);
     auto t0 = Clock::now();
     reference::LlamaModel::Options o;
     o.n_ctx = prompt + steps + 16;
@@ -241,20 +280,30 @@ Row run_llama(const std::string &gguf, int prompt, int steps, unsigned threads) 
     return r;
 }
 
+// The executor ("gguftool run") on the opset-29 package: `mode` its weight products.
 Row run_executor(const std::string &package, const decoder::Hparams &h, int prompt, int steps,
-                 unsigned threads, bool profile) {
-    Row r{"gguftool run (opset 29)"};
+                 unsigned threads, runtime::WeightProducts mode, bool profile) {
+    Row r;
+    r.name = fmt::format("gguftool run{}, {} thr.",
+                         mode == runtime::WeightProducts::unfused ? " (unfused)" : "", threads);
     auto t0 = Clock::now();
     runtime::RunOptions ro;
     ro.threads = threads;
     ro.profile = profile;
+    ro.weight_products = mode;
     runtime::Session session(runtime::Model::load(package + "/onnx/model.onnx"), ro);
     r.load_s = since(t0);
+    // The generation loop of Session::run_step: each present.* carried to the next step's
+    // past_key_values.* (the cache appended in place), the logits handed out.
     runtime::Inputs in;
+    runtime::Session::Carry carry;
     for (int64_t il = 0; il < h.n_layer; ++il)
-        for (const char *kv : {"key", "value"})
-            in[fmt::format("past_key_values.{}.{}", il, kv)] = runtime::Tensor::zeros(
-                DataType::float32, runtime::Shape{1, h.n_head_kv, 0, h.head_dim});
+        for (const char *kv : {"key", "value"}) {
+            const std::string past = fmt::format("past_key_values.{}.{}", il, kv);
+            carry.emplace_back(fmt::format("present.{}.{}", il, kv), past);
+            in[past] = runtime::Tensor::zeros(DataType::float32,
+                                              runtime::Shape{1, h.n_head_kv, 0, h.head_dim});
+        }
     auto step = [&](int n, int pos) {
         std::vector<int64_t> positions(n), mask(pos + n, 1);
         for (int i = 0; i < n; ++i) positions[i] = pos + i;
@@ -264,8 +313,8 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
             runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, n}, positions);
         in["attention_mask"] =
             runtime::Tensor::from_values(DataType::int64, runtime::Shape{1, pos + n}, mask);
-        for (auto &[name, t] : session.run(in))
-            if (name != "logits") in["past_key_values." + name.substr(8)] = t;
+        session.run_step(in, carry);
+        for (const auto &[present, past] : carry) in.erase(past);
     };
     t0 = Clock::now();
     step(prompt, 0);
@@ -277,19 +326,17 @@ Row run_executor(const std::string &package, const decoder::Hparams &h, int prom
         st.push_back(since(t0));
     }
     r.step_s = median(st);
-    // The last step's profile.
+    // The last step's profile, per operator type.
     for (const runtime::NodeProfile &p : session.profile()) {
         r.profiled_s += p.seconds;
-        if (p.op.starts_with("DequantizePacked")) r.decode_s += p.seconds;
-        if (p.op.starts_with("MatMul") || p.op.starts_with("Gemm")) {
-            r.matmul_s += p.seconds;
-            r.matmul_bytes += double(p.bytes_read);
-        }
+        r.op_s[p.op] += p.seconds;
+        r.op_bytes[p.op] += double(p.bytes_read);
     }
     return r;
 }
 
-// bench_decoder --child executor|profile|llama GGUF PACKAGE PROMPT STEPS THREADS: one row, as JSON.
+// bench_decoder --child KIND GGUF PACKAGE PROMPT STEPS THREADS: one row, as JSON. KIND: llama,
+// executor, executor-unfused, profile.
 int child(char **argv) {
     const std::string kind = argv[2], gguf = argv[3], package = argv[4];
     const int prompt = std::stoi(argv[5]), steps = std::stoi(argv[6]);
@@ -297,29 +344,79 @@ int child(char **argv) {
     const Row r = kind == "llama"
                       ? run_llama(gguf, prompt, steps, threads)
                       : run_executor(package, decoder::read_hparams(gguf::Model::open(gguf)),
-                                     prompt, steps, threads, kind == "profile");
+                                     prompt, steps, threads,
+                                     kind == "executor-unfused" ? runtime::WeightProducts::unfused
+                                                                : runtime::WeightProducts::fused,
+                                     kind == "profile");
     fmt::print("{}\n", nlohmann::json(r).dump());
     return 0;
+}
+
+// The machine's read bandwidth on `threads` threads, GB/s: the best of 5 sums of a 512 MiB buffer
+// (what a decoding step at best reads its weights at).
+double read_bandwidth(unsigned threads) {
+    const size_t n = (size_t(512) << 20) / 8;
+    std::vector<uint64_t> buf(n, 1);
+    double best = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+        std::vector<uint64_t> sums(threads);
+        const auto t0 = Clock::now();
+        parallel_for(n, threads, n / threads, [&](uint64_t b, uint64_t e) {
+            uint64_t s = 0;
+            for (uint64_t i = b; i < e; ++i) s += buf[i];
+            sums[b * threads / n] = s;
+        });
+        best = std::max(best, double(n * 8) / since(t0) / 1e9);
+        if (std::accumulate(sums.begin(), sums.end(), uint64_t(0)) != n) return 0;
+    }
+    return best;
+}
+
+// The model file: the one --model names, or a synthetic one written in F16 and quantized to
+// `qtype` by llama_model_quantize.
+std::string make_model(const Setup &s, const std::string &qtype, const Shape &shape,
+                       unsigned threads) {
+    if (s.own.at("--model") != "") return s.own.at("--model");
+    const fs::path dir = s.dir;
+    const std::string f16 = (dir / "model-f16.gguf").string(),
+                      out = (dir / ("model-" + qtype + ".gguf")).string();
+    auto t0 = Clock::now();
+    write_model(f16, shape);
+    fmt::print("  wrote the F16 model in {:.1f} s ({:.2f} GiB)\n", since(t0),
+               double(fs::file_size(f16)) / (1 << 30));
+    std::string why;
+    auto lib = reference::load_llama(&why);
+    if (!lib) throw std::runtime_error("libllama: " + why);
+    t0 = Clock::now();
+    const std::optional<int> ftype = reference::llama_ftype_from_name(qtype);
+    if (!ftype) throw std::runtime_error("unknown --type " + qtype);
+    reference::quantize_model(lib, f16, out, *ftype, threads);
+    fmt::print("  quantized to {} by llama_model_quantize in {:.1f} s ({:.2f} GiB)\n", qtype,
+               since(t0), double(fs::file_size(out)) / (1 << 30));
+    fs::remove(f16);
+    return out;
 }
 
 int main_(int argc, char **argv) {
     if (argc == 8 && std::string_view(argv[1]) == "--child") return child(argv);
     Setup s;
-    s.own = {{"--layers", "0"}, {"--prompt", "128"},  {"--steps", "8"},    {"--threads", "0"},
-             {"--keep", "0"},   {"--type", "Q4_K_M"}, {"--arch", "llama"}, {"--ort-lowered", "0"}};
-    if (int rc =
-            setup(argc, argv, "bench_decoder", s,
-                  "[--arch llama|qwen3moe] [--layers N] [--prompt N] [--steps N] [--threads N] "
-                  "[--type Q4_K_M|Q4_0|IQ4_XS|...] [--ort-lowered 1] [--keep 1]"))
+    s.own = {{"--layers", "0"}, {"--prompt", "128"},  {"--steps", "8"},       {"--threads", "0"},
+             {"--keep", "0"},   {"--type", "Q4_K_M"}, {"--ort-lowered", "0"}, {"--ort", "1"},
+             {"--model", ""},   {"--repeat", "1"},    {"--unfused", "0"},     {"--arch", "llama"}};
+    if (int rc = setup(
+            argc, argv, "bench_decoder", s,
+            "[--arch llama|qwen3moe] [--layers N] [--prompt N] [--steps N] [--threads N] [--type "
+            "Q4_K_M|Q4_0|IQ4_XS|...] [--model GGUF] [--repeat N] [--ort 0] "
+            "[--ort-lowered 1] [--unfused 1] [--keep 1]"))
         return rc;
     const std::string qtype = s.own["--type"];
     Shape shape = shape_of(s.own["--arch"]);
     if (s.own["--layers"] != "0") shape.layers = uint32_t(std::stoul(s.own["--layers"]));
     const int prompt = std::stoi(s.own["--prompt"]), steps = std::stoi(s.own["--steps"]);
+    const int repeat = std::max(1, std::stoi(s.own["--repeat"]));
     const unsigned threads = thread_count(unsigned(std::stoul(s.own["--threads"])));
+    const bool ort = s.own["--ort"] != "0";
     const fs::path dir = s.dir;
-    const std::string f16 = (dir / "model-f16.gguf").string(),
-                      q4 = (dir / ("model-" + qtype + ".gguf")).string();
     fmt::print(
         "bench_decoder: {}, {} layers, n_embd {}, {} heads ({} KV) of {}, n_ff {}{}, vocab {}; "
         "{} threads; work in {}\n",
@@ -327,150 +424,166 @@ int main_(int argc, char **argv) {
         shape.ff,
         shape.experts ? fmt::format(" ({} experts, {} used)", shape.experts, shape.used) : "",
         shape.vocab, threads, s.dir);
-    auto t0 = Clock::now();
-    write_model(f16, shape);
-    fmt::print("  wrote the F16 model in {:.1f} s ({:.2f} GiB)\n", since(t0),
-               double(fs::file_size(f16)) / (1 << 30));
-    std::string why;
-    auto lib = reference::load_llama(&why);
-    if (!lib) {
-        fmt::print(stderr, "bench_decoder: libllama: {}\n", why);
-        return 1;
-    }
-    t0 = Clock::now();
-    const std::optional<int> ftype = reference::llama_ftype_from_name(qtype);
-    if (!ftype) {
-        fmt::print(stderr, "bench_decoder: unknown --type {}\n", qtype);
-        return 2;
-    }
-    reference::quantize_model(lib, f16, q4, *ftype, threads);
-    fmt::print("  quantized to {} by llama_model_quantize in {:.1f} s ({:.2f} GiB)\n", qtype,
-               since(t0), double(fs::file_size(q4)) / (1 << 30));
-    fs::remove(f16);
+    const std::string q4 = make_model(s, qtype, shape, threads);
+    const double gguf_gib = double(fs::file_size(q4)) / (1 << 30);
 
-    // Export against cp.
+    // Export against cp: the opset-29 package always; the others for onnxruntime.
     const std::string pkg21 = (dir / "pkg-opset21").string(),
                       pkg29 = (dir / "pkg-opset29").string(), pkgnb = (dir / "pkg-nbits").string(),
                       pkgnb4 = (dir / "pkg-nbits-acc4").string();
     const ChildRun cp = run_child({"/bin/cp", q4, (dir / "copy.gguf").string()}, true);
     fs::remove(dir / "copy.gguf");
-    const ChildRun ex21 = run_child(
-        {s.gguftool, "to-onnx", q4, pkg21, "--graph", "decoder", "--opset", "21", "-q"}, true);
     const ChildRun ex29 =
         run_child({s.gguftool, "to-onnx", q4, pkg29, "--graph", "decoder", "-q"}, true);
-    const ChildRun exnb = run_child({s.gguftool, "to-onnx", q4, pkgnb, "--graph", "decoder",
-                                     "--weights", "nbits", "--accuracy-level", "0", "-q"},
-                                    true);
-    const ChildRun exnb4 = run_child({s.gguftool, "to-onnx", q4, pkgnb4, "--graph", "decoder",
-                                      "--weights", "nbits", "--accuracy-level", "4", "-q"},
-                                     true);
-    if (ex21.status != 0 || ex29.status != 0 || exnb.status != 0 || exnb4.status != 0) {
-        fmt::print(stderr, "bench_decoder: the export failed\n");
-        return 1;
-    }
+    if (ex29.status != 0) throw std::runtime_error("the export failed");
+    fmt::print("export: to-onnx --graph decoder {:.2f} s, cp of the GGUF {:.2f} s ({:.1f}x)\n",
+               ex29.seconds, cp.seconds, ex29.seconds / cp.seconds);
     const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(q4));
 
-    // onnxruntime, on the lowered package and on the nbits one.
-    auto ort_row = [&](const std::string &name, const std::string &pkg) {
-        Row row{name};
-        testkit::ProcessOptions o;
-        o.err = testkit::Output::inherit;
-        const testkit::ProcessResult r =
-            testkit::run({GGUFTOOL_NODE, GGUFTOOL_SOURCE_DIR "/bench/decoder_ort_bench.mjs",
-                          pkg + "/onnx/model.onnx", std::to_string(h.n_layer),
-                          std::to_string(h.n_head_kv), std::to_string(h.head_dim),
-                          std::to_string(prompt), std::to_string(steps), std::to_string(threads)},
-                         o);
-        if (r.status != 0) throw std::runtime_error("onnxruntime failed on " + pkg);
-        const nlohmann::json j = nlohmann::json::parse(r.out);
-        row.load_s = j["session_s"];
-        row.rss_mib = double(r.max_rss_kib) / 1024;
-        row.prefill_s = j["prefill_s"];
-        row.step_s = median(j["step_s"].get<std::vector<double>>());
-        return row;
-    };
-    // The lowered package: onnxruntime folds the decoding of every weight into float32 constants
-    // while it creates the session (24 GiB were not enough for ~1.1B parameters on the
-    // developers' machine: the kernel's OOM killer ended it), so it runs only when asked.
-    std::vector<Row> rows;
-    if (s.own["--ort-lowered"] != "0")
-        rows.push_back(ort_row("onnxruntime 1.30 (lowered, 21)", pkg21));
-    rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 0)", pkgnb));
-    rows.push_back(ort_row("onnxruntime 1.30 (nbits, acc. 4)", pkgnb4));
-    const Row ort4 = rows.back();  // a copy: rows grows below
-    const std::vector<std::string> sizes = {std::to_string(prompt), std::to_string(steps),
-                                            std::to_string(threads)};
-    auto child_args = [&](const char *kind, const std::string &package) {
-        std::vector<std::string> a = {kind, q4, package};
-        a.insert(a.end(), sizes.begin(), sizes.end());
-        return a;
-    };
-    Row ours = in_child(child_args("executor", pkg29));
-    {
-        const Row p = in_child(child_args("profile", pkg29));
-        ours.decode_s = p.decode_s / p.profiled_s * ours.step_s;  // the profiled run's shares
-        ours.matmul_s = p.matmul_s / p.profiled_s * ours.step_s;
-        ours.matmul_bytes = p.matmul_bytes;
+    std::vector<Runs> table;
+    if (ort) {
+        const ChildRun ex21 = run_child(
+            {s.gguftool, "to-onnx", q4, pkg21, "--graph", "decoder", "--opset", "21", "-q"}, true);
+        const ChildRun exnb = run_child({s.gguftool, "to-onnx", q4, pkgnb, "--graph", "decoder",
+                                         "--weights", "nbits", "--accuracy-level", "0", "-q"},
+                                        true);
+        const ChildRun exnb4 = run_child({s.gguftool, "to-onnx", q4, pkgnb4, "--graph", "decoder",
+                                          "--weights", "nbits", "--accuracy-level", "4", "-q"},
+                                         true);
+        if (ex21.status != 0 || exnb.status != 0 || exnb4.status != 0)
+            throw std::runtime_error("the export failed");
+        fmt::print("export --opset 21 {:.2f} s; nbits {:.2f} s, package {:.2f} GiB\n", ex21.seconds,
+                   exnb.seconds,
+                   double(fs::file_size(pkgnb + "/onnx/model.onnx_data") +
+                          fs::file_size(pkgnb + "/onnx/model.onnx")) /
+                       (1 << 30));
+        // onnxruntime, on the lowered package and on the nbits one.
+        auto ort_row = [&](const std::string &name, const std::string &pkg) {
+            Row row;
+            row.name = name;
+            testkit::ProcessOptions o;
+            o.err = testkit::Output::inherit;
+            const testkit::ProcessResult r = testkit::run(
+                {GGUFTOOL_NODE, GGUFTOOL_SOURCE_DIR "/bench/decoder_ort_bench.mjs",
+                 pkg + "/onnx/model.onnx", std::to_string(h.n_layer), std::to_string(h.n_head_kv),
+                 std::to_string(h.head_dim), std::to_string(prompt), std::to_string(steps),
+                 std::to_string(threads)},
+                o);
+            if (r.status != 0) throw std::runtime_error("onnxruntime failed on " + pkg);
+            const nlohmann::json j = nlohmann::json::parse(r.out);
+            row.load_s = j["session_s"];
+            row.rss_mib = double(r.max_rss_kib) / 1024;
+            row.prefill_s = j["prefill_s"];
+            row.step_s = median(j["step_s"].get<std::vector<double>>());
+            return row;
+        };
+        auto ort_runs = [&](const std::string &name, const std::string &pkg) {
+            Runs runs;
+            for (int i = 0; i < repeat; ++i) runs.rows.push_back(ort_row(name, pkg));
+            return runs;
+        };
+        // The lowered package: onnxruntime folds the decoding of every weight into float32
+        // constants while it creates the session (24 GiB were not enough for ~1.1B parameters on
+        // the developers' machine: the kernel's OOM killer ended it), so it runs only when asked.
+        if (s.own["--ort-lowered"] != "0")
+            table.push_back(ort_runs("onnxruntime 1.30 (lowered, 21)", pkg21));
+        table.push_back(ort_runs("onnxruntime 1.30 (nbits, acc. 0)", pkgnb));
+        table.push_back(ort_runs("onnxruntime 1.30 (nbits, acc. 4)", pkgnb4));
     }
-    const Row llama = in_child(child_args("llama", ""));
+    // The executor and llama.cpp on `threads` threads and on one, the runs interleaved.
+    auto args = [&](const char *kind, const std::string &package, unsigned t) {
+        return std::vector<std::string>{
+            kind, q4, package, std::to_string(prompt), std::to_string(steps), std::to_string(t)};
+    };
+    Runs ours, ours1, llama, llama1, unfused;
+    for (int i = 0; i < repeat; ++i) {
+        ours.rows.push_back(in_child(args("executor", pkg29, threads)));
+        llama.rows.push_back(in_child(args("llama", "", threads)));
+        ours1.rows.push_back(in_child(args("executor", pkg29, 1)));
+        llama1.rows.push_back(in_child(args("llama", "", 1)));
+    }
+    if (s.own["--unfused"] != "0")
+        unfused.rows.push_back(in_child(args("executor-unfused", pkg29, threads)));
+    const Row profile = in_child(args("profile", pkg29, threads));
+    table.push_back(ours);
+    if (!unfused.rows.empty()) table.push_back(unfused);
+    table.push_back(llama);
+    table.push_back(ours1);
+    table.push_back(llama1);
 
-    fmt::print(
-        "\nexport: to-onnx --graph decoder --opset 21 {:.2f} s, opset 29 {:.2f} s, cp of "
-        "the GGUF {:.2f} s (ratio {:.1f}x / {:.1f}x); package {:.2f} GiB for a {:.2f} GiB "
-        "GGUF\n",
-        ex21.seconds, ex29.seconds, cp.seconds, ex21.seconds / cp.seconds,
-        ex29.seconds / cp.seconds,
-        double(fs::file_size(pkg21 + "/onnx/model.onnx_data") +
-               fs::file_size(pkg21 + "/onnx/model.onnx")) /
-            (1 << 30),
-        double(fs::file_size(q4)) / (1 << 30));
-    fmt::print("{:<30} {:>10} {:>10} {:>14} {:>12} {:>14}\n", "", "load s", "peak RSS",
+    const double ll_prefill = llama.med(&Row::prefill_s), ll_step = llama.med(&Row::step_s);
+    fmt::print("\n{} ({:.2f} GiB), prompt {}, {} steps, {} repeat(s): median (range)\n", qtype,
+               gguf_gib, prompt, steps, repeat);
+    fmt::print("{:<34} {:>18} {:>22} {:>22} {:>22} {:>16}\n", "", "load s", "peak RSS MiB",
                fmt::format("prefill {} s", prompt), "decode tok/s", "vs llama.cpp");
-    fmt::print("nbits export {:.2f} s; GGUF {:.2f} GiB, nbits package {:.2f} GiB\n", exnb.seconds,
-               double(fs::file_size(q4)) / (1 << 30),
-               double(fs::file_size(pkgnb + "/onnx/model.onnx_data") +
-                      fs::file_size(pkgnb + "/onnx/model.onnx")) /
-                   (1 << 30));
-    rows.push_back(ours);
-    rows.push_back(llama);
-    for (const Row &r : rows)
-        fmt::print("{:<30} {:>10.2f} {:>10} {:>14.2f} {:>12.2f} {:>14}\n", r.name, r.load_s,
-                   r.rss_mib > 0 ? fmt::format("{:.0f} MiB", r.rss_mib) : "-", r.prefill_s,
-                   1.0 / r.step_s,
-                   fmt::format("{:.2f}x / {:.2f}x", llama.prefill_s / r.prefill_s,
-                               llama.step_s / r.step_s));
+    for (const Runs &r : table)
+        fmt::print("{:<34} {:>18} {:>22} {:>22} {:>22} {:>16}\n", r.rows[0].name,
+                   r.text(&Row::load_s), r.text(&Row::rss_mib, 1, 0), r.text(&Row::prefill_s),
+                   r.tok_s(),
+                   fmt::format("{:.2f}x / {:.2f}x", ll_prefill / r.med(&Row::prefill_s),
+                               ll_step / r.med(&Row::step_s)));
     fmt::print(
-        "(vs llama.cpp: speed relative to llama.cpp's, prefill / decode; > 1 is faster; peak "
-        "RSS of each contender's own process)\n");
-    const double gguf_mib = double(fs::file_size(q4)) / (1 << 20);
+        "(vs llama.cpp: speed relative to llama.cpp's on {} threads, prefill / decode; > 1 is "
+        "faster; peak RSS of each contender's own process)\n",
+        threads);
+
+    // The targets, for the executor against llama.cpp on the same threads.
+    const double gguf_mib = gguf_gib * 1024;
+    const double kv_mib = 2.0 * double(h.n_layer) * double(h.n_head_kv) * double(h.head_dim) *
+                          double(prompt + steps) * 4 / (1 << 20);
     auto verdict = [](bool met) { return met ? "met" : "NOT met"; };
-    // The targets' RSS bound: 1.3x for the dense model (the nbits issue), 1.5x for a mixture of
-    // experts (the MoE issue).
-    const double rss_target = shape.experts ? 1.5 : 1.3;
+    const double decode = ll_step / ours.med(&Row::step_s),
+                 prefill = ll_prefill / ours.med(&Row::prefill_s),
+                 rss = ours.med(&Row::rss_mib) / (gguf_mib + kv_mib),
+                 load = ours.med(&Row::load_s) / llama.med(&Row::load_s),
+                 scaling = ours1.med(&Row::step_s) / ours.med(&Row::step_s),
+                 llama_scaling = llama1.med(&Row::step_s) / ll_step;
     fmt::print(
-        "\ntargets, onnxruntime nbits acc. 4 against llama.cpp:\n"
-        "  decode {:.2f}x (>= 0.8x: {}), prefill {:.2f}x (>= 0.8x: {})\n"
-        "  peak RSS {:.2f}x the GGUF's {:.0f} MiB (<= {:.1f}x: {}); session {:.2f} s, {:.1f}x "
-        "llama.cpp's load (<= 2x: {})\n",
-        llama.step_s / ort4.step_s, verdict(llama.step_s / ort4.step_s >= 0.8),
-        llama.prefill_s / ort4.prefill_s, verdict(llama.prefill_s / ort4.prefill_s >= 0.8),
-        ort4.rss_mib / gguf_mib, gguf_mib, rss_target,
-        verdict(ort4.rss_mib <= rss_target * gguf_mib), ort4.load_s, ort4.load_s / llama.load_s,
-        verdict(ort4.load_s <= 2 * llama.load_s));
-    // gguftool run decodes every weight to float32 at every step, then multiplies: a fused
-    // decode-and-multiply would read the GGUF's bytes once instead of writing and reading the
-    // float32 weights. Estimate: the products' time scaled by the bytes they would read.
-    const double rest = ours.step_s - ours.decode_s - ours.matmul_s;
-    const double fused =
-        rest + ours.matmul_s * double(fs::file_size(q4)) / std::max(1.0, ours.matmul_bytes);
+        "\ntargets, gguftool run against llama.cpp ({} threads):\n"
+        "  decode {:.2f}x (>= 1.0x: {}), prefill {:.2f}x (>= 1.0x: {})\n"
+        "  peak RSS {:.0f} MiB, {:.2f}x the GGUF's {:.0f} MiB + the KV cache's {:.1f} MiB "
+        "(<= 1.1x: {}); llama.cpp's {:.0f} MiB\n"
+        "  load {:.3f} s, {:.2f}x llama.cpp's {:.3f} s (<= 2x: {})\n"
+        "  decode on {} threads {:.2f}x one thread's (>= 1.7x: {}; llama.cpp {:.2f}x)\n",
+        threads, decode, verdict(decode >= 1.0), prefill, verdict(prefill >= 1.0),
+        ours.med(&Row::rss_mib), rss, gguf_mib, kv_mib, verdict(rss <= 1.1),
+        llama.med(&Row::rss_mib), ours.med(&Row::load_s), load, llama.med(&Row::load_s),
+        verdict(load <= 2.0), threads, scaling, verdict(scaling >= 1.7), llama_scaling);
+
+    // Where the executor's decode step goes (its profiled last step), and what bounds it.
+    uint64_t params = 0;
+    for (const gguf::TensorInfo &t : gguf::Model::open(q4).tensors()) {
+        uint64_t n = 1;
+        for (uint32_t d = 0; d < t.n_dims; ++d) n *= t.ne[d];
+        params += n;
+    }
+    std::vector<std::pair<double, std::string>> ops;
+    for (const auto &[op, sec] : profile.op_s) ops.emplace_back(sec, op);
+    std::sort(ops.rbegin(), ops.rend());
+    const double scale = ours.med(&Row::step_s) / profile.profiled_s;
     fmt::print(
-        "gguftool run, a decode step of {:.0f} ms: DequantizePacked {:.0f} ms, MatMul/Gemm {:.0f} "
-        "ms ({:.2f} GiB of float32 read), the rest {:.0f} ms; a fused decode-and-multiply "
-        "reading the {:.2f} GiB of GGUF blocks at the products' bandwidth: ~{:.0f} ms, ~{:.1f} "
-        "tok/s ({:.2f}x llama.cpp) (estimate)\n",
-        ours.step_s * 1e3, ours.decode_s * 1e3, ours.matmul_s * 1e3, ours.matmul_bytes / (1 << 30),
-        rest * 1e3, double(fs::file_size(q4)) / (1 << 30), fused * 1e3, 1 / fused,
-        llama.step_s / fused);
+        "gguftool run's decode step, {:.1f} ms (profiled: {:.1f} ms, shares scaled to the "
+        "median step):\n",
+        ours.med(&Row::step_s) * 1e3, profile.profiled_s * 1e3);
+    for (size_t i = 0; i < ops.size() && i < 6; ++i) {
+        const double bytes = profile.op_bytes.at(ops[i].second);
+        fmt::print("  {:<28} {:7.2f} ms  {:6.1f}%  reads {:8.1f} MiB  {:6.1f} GB/s\n",
+                   ops[i].second, ops[i].first * scale * 1e3,
+                   100 * ops[i].first / profile.profiled_s, bytes / (1 << 20),
+                   bytes / (ops[i].first * scale) / 1e9);
+    }
+    const double weight_bytes = double(fs::file_size(q4));
+    fmt::print(
+        "  weights: {:.2f} bits each ({:.2f} GiB for {:.2f}B parameters); reading them once per "
+        "token at llama.cpp's decode speed takes {:.1f} GB/s, at ours {:.1f} GB/s on {} threads "
+        "and {:.1f} GB/s on one\n",
+        8 * weight_bytes / double(params), gguf_gib, double(params) / 1e9,
+        weight_bytes / ll_step / 1e9, weight_bytes / ours.med(&Row::step_s) / 1e9, threads,
+        weight_bytes / ours1.med(&Row::step_s) / 1e9);
+    fmt::print(
+        "  the machine reads memory at {:.1f} GB/s on one thread, {:.1f} GB/s on {} (a sum "
+        "over 512 MiB, best of 5)\n",
+        read_bandwidth(1), read_bandwidth(threads), threads);
     if (s.own["--keep"] == "0") fs::remove_all(dir);
     return 0;
 }

@@ -30,7 +30,15 @@ struct Options {
     bool benchmark = false;
     std::string test_dir;
     bool exact = false;
+    std::string weight_products = "fused";
 };
+
+// --weight-products: the RunOptions value of each spelling.
+rt::WeightProducts weight_products(const std::string &name) {
+    if (name == "float") return rt::WeightProducts::fused_float;
+    if (name == "unfused") return rt::WeightProducts::unfused;
+    return rt::WeightProducts::fused;
+}
 
 int usage(const std::string &what) {
     fmt::print(stderr, "gguftool run: {}\nRun with --help for more information.\n", what);
@@ -52,6 +60,7 @@ int run_tests(const Options &opt) {
     ro.backend = opt.backend;
     ro.threads = opt.threads;
     ro.device = opt.device;
+    ro.weight_products = weight_products(opt.weight_products);
     const std::vector<rt::NodeTestResult> results = rt::run_node_tests(opt.test_dir, opt.exact, ro);
     size_t passed = 0;
     for (const rt::NodeTestResult &r : results) {
@@ -191,7 +200,9 @@ int run_model(const Options &opt) {
     if (!opt.output_dir.empty()) std::filesystem::create_directories(opt.output_dir);
 
     rt::Session session(model, make_backend(opt),
-                        rt::RunOptions{.threads = opt.threads, .profile = opt.benchmark});
+                        rt::RunOptions{.threads = opt.threads,
+                                       .profile = opt.benchmark,
+                                       .weight_products = weight_products(opt.weight_products)});
     // Where the nodes run: on the backend, or on the CPU for what the backend cannot run.
     if (session.backend().name() != "cpu")
         fmt::print(stderr, "{}\n", rt::placement_summary(session.placement()));
@@ -275,6 +286,11 @@ Runner add_run(CLI::App &app) {
                     "Run ONNX backend node tests: one test directory or a folder of them")
         ->type_name("DIR");
     cmd->add_flag("--exact", opt->exact, "With --test-dir: compare floats bit for bit");
+    cmd->add_option("--weight-products", opt->weight_products,
+                    "Products with DequantizePacked weights on the CPU: fused (int8 activations "
+                    "where few rows), float (fused, bit for bit unfused) or unfused")
+        ->check(CLI::IsMember({"fused", "float", "unfused"}))
+        ->capture_default_str();
     return [opt] { return run::run(*opt); };
 }
 

@@ -40,6 +40,17 @@ struct Model::Impl {
     std::vector<std::pair<std::string, Tensor>> initializers;
     std::vector<Node> order;                // execution order
     std::deque<onnx::NodeProto> rewritten;  // the control-flow nodes with their outer inputs
+    // A model rewritten from another (fuse.cpp) keeps it alive: its nodes point into it.
+    std::shared_ptr<const Impl> source;
+
+    // The Impl a Model shares.
+    static std::shared_ptr<const Impl> shared(const Model &m) { return m.impl_; }
+    // A Model around `impl` (a rewritten model's).
+    static Model wrap(std::shared_ptr<const Impl> impl) {
+        Model m;
+        m.impl_ = std::move(impl);
+        return m;
+    }
 };
 
 }  // namespace gguftool::runtime

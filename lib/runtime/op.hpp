@@ -123,6 +123,15 @@ DataType uint8_output(const onnx::NodeProto &, std::span<const DataType>, size_t
 DataType to_attribute_dtype(const onnx::NodeProto &node, std::span<const DataType>,
                             size_t);  // "to"
 
+// Gemm's checks (op_linalg.cpp, above run_gemm's contract) of A, a B of shape `b_shape` and type
+// `b_dtype`, and C (or nullptr): fills the kernel's attributes and gives Y's shape [M, N].
+Shape check_gemm(const OpContext &ctx, const DeviceTensor &a, const Shape &b_shape,
+                 DataType b_dtype, const DeviceTensor *c, Attributes &attributes);
+
+// Concat's checks (op_compute.cpp) of the node's inputs: the output's shape; `axis` is set to the
+// normalized axis.
+Shape check_concat(const OpContext &ctx, size_t &axis);
+
 // NumPy's multidirectional broadcasting of two shapes; throws when they do not broadcast.
 Shape broadcast(const Shape &a, const Shape &b);
 
@@ -191,5 +200,10 @@ std::span<const OpDef> unpack_ops();
 std::span<const OpDef> contrib_ops();  // com.microsoft: MatMulNBits, GatherBlockQuantized
 std::span<const OpDef> select_ops();   // TopK, NonZero, ScatterND
 std::span<const OpDef> loop_ops();
+
+// The fused weight operators (op_fused.cpp), in the domain kFusedDomain: not in the table (no
+// model names them), put in place of DequantizePacked and its readers by a session (fuse.hpp).
+inline constexpr std::string_view kFusedDomain = "gguftool.fused";
+std::span<const OpDef> fused_ops();
 
 }  // namespace gguftool::runtime::detail

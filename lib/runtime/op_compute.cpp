@@ -41,6 +41,18 @@ void run_gather(OpContext &ctx) {
 // Concat-1/4/11. Kernel: the inputs (all present, of y's type) joined along attribute "axis"
 // (normalized); they match y's shape on every other axis.
 void run_concat(OpContext &ctx) {
+    size_t axis = 0;
+    const Shape shape = check_concat(ctx, axis);
+    ctx.allocate_output(ctx.input(0).dtype, shape);
+    Attributes attributes;
+    attributes.set("axis", int64_t(axis));
+    ctx.run_kernel(attributes);
+}
+
+}  // namespace
+
+// Concat's checks (above run_concat's contract): the output's shape, and the axis normalized.
+Shape check_concat(const OpContext &ctx, size_t &axis_out) {
     const DeviceTensor &first = ctx.input(0);
     if (first.shape.empty()) throw Error("inputs must have rank at least 1");
     std::optional<int64_t> axis_attr = ctx.attr_int("axis");
@@ -50,7 +62,8 @@ void run_concat(OpContext &ctx) {
     }
     if (ctx.version() < 11 && *axis_attr < 0)
         throw Error(fmt::format("attribute 'axis' {} is negative (needs opset 11)", *axis_attr));
-    const size_t axis = normalize_axis(*axis_attr, first.shape.size(), "attribute 'axis'");
+    const size_t axis = axis_out =
+        normalize_axis(*axis_attr, first.shape.size(), "attribute 'axis'");
     Shape shape = first.shape;
     uint64_t total = 0;
     for (size_t i = 0; i < ctx.input_count(); ++i) {
@@ -72,11 +85,10 @@ void run_concat(OpContext &ctx) {
     }
     shape[axis] = int64_t(total);
     shape_elements(shape, "output");
-    ctx.allocate_output(first.dtype, shape);
-    Attributes attributes;
-    attributes.set("axis", int64_t(axis));
-    ctx.run_kernel(attributes);
+    return shape;
 }
+
+namespace {
 
 void run_constant(OpContext &ctx) {
     int set = 0;

@@ -47,20 +47,31 @@ void run_matmul(OpContext &ctx) {
     ctx.run_kernel();
 }
 
+void run_gemm(OpContext &ctx) {
+    const DeviceTensor &a = ctx.input(0);
+    const DeviceTensor &b = ctx.input(1);
+    Attributes attributes;
+    const Shape y = check_gemm(ctx, a, b.shape, b.dtype, ctx.has_input(2) ? &ctx.input(2) : nullptr,
+                               attributes);
+    ctx.allocate_output(a.dtype, y);
+    ctx.run_kernel(attributes);
+}
+
+}  // namespace
+
 // Gemm: Y = alpha * A' * B' + beta * C, A' = transA ? Aᵀ : A ([M, K]), B' = transB ? Bᵀ : B
 // ([K, N]); C (optional from Gemm-11) broadcast one way to [M, N]. Kernel: A, B and C (or
 // absent) float or double, y [M, N]; attributes "alpha", "beta" (FLOAT), "transA", "transB" (INT
 // 0 or 1), the defaults filled in.
-void run_gemm(OpContext &ctx) {
-    const DeviceTensor &a = ctx.input(0);
-    const DeviceTensor &b = ctx.input(1);
-    if (a.dtype != b.dtype)
+Shape check_gemm(const OpContext &ctx, const DeviceTensor &a, const Shape &b_shape,
+                 DataType b_dtype, const DeviceTensor *c, Attributes &attributes) {
+    if (a.dtype != b_dtype)
         throw Error(fmt::format("inputs A ({}) and B ({}) must have the same type",
-                                dtype_name(a.dtype), dtype_name(b.dtype)));
+                                dtype_name(a.dtype), dtype_name(b_dtype)));
     check_gemm_type(a.dtype, "inputs");
-    if (a.shape.size() != 2 || b.shape.size() != 2)
+    if (a.shape.size() != 2 || b_shape.size() != 2)
         throw Error(fmt::format("inputs A and B must be 2-D, not A {} and B {}",
-                                shape_string(a.shape), shape_string(b.shape)));
+                                shape_string(a.shape), shape_string(b_shape)));
     const auto flag = [&](const char *name) {
         const int64_t v = ctx.attr_int(name, 0);
         if (v != 0 && v != 1)
@@ -69,36 +80,31 @@ void run_gemm(OpContext &ctx) {
     };
     const int64_t trans_a = flag("transA"), trans_b = flag("transB");
     const int64_t m = a.shape[trans_a ? 1 : 0], k = a.shape[trans_a ? 0 : 1];
-    const int64_t kb = b.shape[trans_b ? 1 : 0], n = b.shape[trans_b ? 0 : 1];
+    const int64_t kb = b_shape[trans_b ? 1 : 0], n = b_shape[trans_b ? 0 : 1];
     if (k != kb)
         throw Error(fmt::format("A {}{} has K = {} but B {}{} has K = {}", shape_string(a.shape),
-                                trans_a ? " (transposed)" : "", k, shape_string(b.shape),
+                                trans_a ? " (transposed)" : "", k, shape_string(b_shape),
                                 trans_b ? " (transposed)" : "", kb));
-    if (ctx.has_input(2)) {
-        const DeviceTensor &c = ctx.input(2);
-        if (c.dtype != a.dtype)
+    if (c) {
+        if (c->dtype != a.dtype)
             throw Error(fmt::format("input C ({}) must have the type of A ({})",
-                                    dtype_name(c.dtype), dtype_name(a.dtype)));
+                                    dtype_name(c->dtype), dtype_name(a.dtype)));
         // Unidirectional broadcasting: C's shape broadcasts to [M, N] without changing it.
-        bool ok = c.shape.size() <= 2;
-        for (size_t i = 0; ok && i < c.shape.size(); ++i) {
-            const int64_t want = (c.shape.size() - i == 1) ? n : m;
-            ok = c.shape[i] == 1 || c.shape[i] == want;
+        bool ok = c->shape.size() <= 2;
+        for (size_t i = 0; ok && i < c->shape.size(); ++i) {
+            const int64_t want = (c->shape.size() - i == 1) ? n : m;
+            ok = c->shape[i] == 1 || c->shape[i] == want;
         }
         if (!ok)
             throw Error(fmt::format("input C {} cannot be broadcast to [{}, {}]",
-                                    shape_string(c.shape), m, n));
+                                    shape_string(c->shape), m, n));
     }
-    Attributes attributes;
     attributes.set("alpha", double(ctx.attr_float("alpha").value_or(1.0f)));
     attributes.set("beta", double(ctx.attr_float("beta").value_or(1.0f)));
     attributes.set("transA", trans_a);
     attributes.set("transB", trans_b);
-    ctx.allocate_output(a.dtype, {m, n});
-    ctx.run_kernel(attributes);
+    return {m, n};
 }
-
-}  // namespace
 
 std::span<const OpDef> linalg_ops() {
     // MatMul-9 added integers and MatMul-13 bfloat16: the same product. Gemm-7 broadcasts C one

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <map>
 #include <new>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "backend_fit.hpp"
+#include "fuse.hpp"
 #include "model_impl.hpp"
 
 namespace gguftool::runtime {
@@ -32,23 +35,27 @@ Copies on_one(size_t k, DeviceTensor t) {
     return c;
 }
 
-void check_declared(const ValueInfo &info, const Tensor &t, const std::string &where,
-                    const char *kind) {
-    if (info.dtype != DataType::undefined && info.dtype != t.dtype())
+void check_declared(const ValueInfo &info, DataType dtype, const Shape &shape,
+                    const std::string &where, const char *kind) {
+    if (info.dtype != DataType::undefined && info.dtype != dtype)
         throw Error(where, std::nullopt,
                     fmt::format("graph {} \"{}\" is {} but the graph declares {}", kind, info.name,
-                                dtype_name(t.dtype()), dtype_name(info.dtype)));
+                                dtype_name(dtype), dtype_name(info.dtype)));
     if (!info.has_shape) return;
-    bool ok = info.dims.size() == t.rank();
+    bool ok = info.dims.size() == shape.size();
     for (size_t i = 0; ok && i < info.dims.size(); ++i)
-        ok = !info.dims[i] || *info.dims[i] == t.shape()[i];
+        ok = !info.dims[i] || *info.dims[i] == shape[i];
     if (!ok) {
         std::vector<std::string> dims;
         for (const auto &d : info.dims) dims.push_back(d ? std::to_string(*d) : "?");
         throw Error(where, std::nullopt,
                     fmt::format("graph {} \"{}\" has shape {} but the graph declares [{}]", kind,
-                                info.name, shape_string(t.shape()), fmt::join(dims, ", ")));
+                                info.name, shape_string(shape), fmt::join(dims, ", ")));
     }
+}
+void check_declared(const ValueInfo &info, const Tensor &t, const std::string &where,
+                    const char *kind) {
+    check_declared(info, t.dtype(), t.shape(), where, kind);
 }
 
 // The values of one run on the backends: the live tensors (on each backend that has them), the
@@ -57,18 +64,27 @@ void check_declared(const ValueInfo &info, const Tensor &t, const std::string &w
 // copies, after its last use.
 class RunValues {
 public:
+    // `kept`: graph outputs kept on their backend (in `captured`) instead of handed out.
     RunValues(const ModelImpl &m, std::span<const std::unique_ptr<Backend>> backends,
-              const UsedOn &used_on, const OutputCallback &on_output)
-        : m_(m), backends_(backends), used_on_(used_on), on_output_(on_output) {
+              const UsedOn &used_on, const OutputCallback &on_output,
+              const std::set<std::string> &kept = {},
+              std::map<std::string, Copies> *captured = nullptr)
+        : m_(m),
+          backends_(backends),
+          used_on_(used_on),
+          on_output_(on_output),
+          kept_(kept),
+          captured_(captured) {
         for (const ModelImpl::Node &n : m.order)
             for (const std::string &in : n.proto->input())
                 if (!in.empty()) ++uses_[in];
         for (const ValueInfo &o : m.outputs) ++pending_outputs_[o.name];
     }
 
-    // Binds the inputs: every declared input must be fed; initializers (`resident`) can be
-    // overridden.
-    void bind(const Inputs &inputs, const std::vector<std::pair<std::string, Copies>> &resident) {
+    // Binds the inputs: every declared input must be fed (by `inputs`, or by `bound`: values on
+    // the backends already); initializers (`resident`) can be overridden.
+    void bind(const Inputs &inputs, const std::vector<std::pair<std::string, Copies>> &resident,
+              const std::map<std::string, Copies> &bound = {}) {
         const std::string &where = m_.name;
         for (const auto &[name, tensor] : inputs) {
             const ValueInfo *info = nullptr;
@@ -90,8 +106,15 @@ public:
             Copies &c = values_[name];
             for (size_t k : backends_for(name)) c[k] = backends_[k]->upload(tensor);
         }
+        for (const auto &[name, c] : bound) {
+            if (inputs.count(name)) continue;  // given again: that one counts
+            const DeviceTensor *t = any(c);
+            for (const ValueInfo &v : m_.inputs)
+                if (v.name == name) check_declared(v, t->dtype, t->shape, where, "input");
+            values_[name] = c;
+        }
         for (const ValueInfo &v : m_.inputs)
-            if (!inputs.count(v.name))
+            if (!inputs.count(v.name) && !bound.count(v.name))
                 throw Error(where, std::nullopt,
                             fmt::format("graph input \"{}\" was not given", v.name));
         for (const auto &[name, t] : resident)
@@ -166,6 +189,11 @@ private:
         const auto it = pending_outputs_.find(name);
         if (it == pending_outputs_.end()) return;
         const Copies &c = values_.at(name);
+        if (kept_.count(name)) {
+            (*captured_)[name] = c;
+            pending_outputs_.erase(it);
+            return;
+        }
         const DeviceTensor *t = any(c);
         const Tensor host = backends_[index_of(c, t)]->download(*t);
         for (const ValueInfo &o : m_.outputs)
@@ -185,6 +213,8 @@ private:
     std::span<const std::unique_ptr<Backend>> backends_;
     const UsedOn &used_on_;
     const OutputCallback &on_output_;
+    const std::set<std::string> &kept_;
+    std::map<std::string, Copies> *captured_;
     std::unordered_map<std::string, size_t> uses_;
     std::unordered_map<std::string, size_t> pending_outputs_;
     std::unordered_map<std::string, Copies> values_;
@@ -205,7 +235,13 @@ struct Session::Impl {
     // Every initializer, uploaded once at construction (to each backend that reads it) and used
     // by every run.
     std::vector<std::pair<std::string, Copies>> resident;
+    // What run_step carries: per graph output, its value on the backends.
+    std::map<std::string, Copies> carried;
 
+    // Runs the graph: `bound` inputs already on the backends, `kept` outputs put in `captured`.
+    void execute(const Inputs &inputs, const OutputCallback &on_output,
+                 const std::map<std::string, Copies> &bound, const std::set<std::string> &kept,
+                 std::map<std::string, Copies> *captured);
     // Runs node `index` of the model's order on its backend (and records its profile).
     void run_node(size_t index, RunValues &values, detail::ExternalData &external);
 };
@@ -273,6 +309,12 @@ Session::Session(Model model, std::unique_ptr<Backend> backend, const RunOptions
     std::unique_ptr<Backend> cpu;
     if (options.fallback && backend->name() != "cpu") cpu = make_cpu_backend(options.threads);
     detail::FittedModel fitted = detail::fit_to_backend(std::move(model), *backend, cpu.get());
+    // Weight products are fused where every node runs on a backend with the fused kernels (the
+    // CPU's), nothing lowered.
+    if (options.weight_products != WeightProducts::unfused && fitted.on.empty() &&
+        fitted.lowered_from.empty() && backend->kernel("DequantizePackedGemm"))
+        fitted.model =
+            detail::fuse_nodes(fitted.model, options.weight_products == WeightProducts::fused);
     impl_->model = std::move(fitted.model);
     impl_->lowered_from = std::move(fitted.lowered_from);
     impl_->backends.push_back(std::move(backend));
@@ -338,19 +380,69 @@ NamedTensors Session::run(const Inputs &inputs) {
     return result;
 }
 
-void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
-    const Model::Impl &m = impl_->model.impl();
-    impl_->profiles.clear();
-    RunValues values(m, impl_->backends, impl_->used_on, on_output);
-    values.bind(inputs, impl_->resident);
+void Session::Impl::execute(const Inputs &inputs, const OutputCallback &on_output,
+                            const std::map<std::string, Copies> &bound,
+                            const std::set<std::string> &kept,
+                            std::map<std::string, Copies> *captured) {
+    const Model::Impl &m = model.impl();
+    profiles.clear();
+    RunValues values(m, backends, used_on, on_output, kept, captured);
+    values.bind(inputs, resident, bound);
     detail::ExternalData external(m.base_dir);  // for Constant nodes with external data
-    for (size_t index = 0; index < m.order.size(); ++index)
-        impl_->run_node(index, values, external);
+    for (size_t index = 0; index < m.order.size(); ++index) run_node(index, values, external);
     try {
-        for (const std::unique_ptr<Backend> &b : impl_->backends) b->synchronize();
+        for (const std::unique_ptr<Backend> &b : backends) b->synchronize();
     } catch (const std::exception &e) {
         throw Error(m.name, std::nullopt, fmt::format("finishing the run: {}", e.what()));
     }
+}
+
+void Session::run(const Inputs &inputs, const OutputCallback &on_output) {
+    impl_->execute(inputs, on_output, {}, {}, nullptr);
+}
+
+NamedTensors Session::run_step(const Inputs &inputs, const Carry &carry) {
+    const Model::Impl &m = impl_->model.impl();
+    std::set<std::string> kept;
+    std::map<std::string, Copies> bound;
+    for (const auto &[output, input] : carry) {
+        const auto named = [](const std::vector<ValueInfo> &list, const std::string &name) {
+            return std::any_of(list.begin(), list.end(),
+                               [&](const ValueInfo &v) { return v.name == name; });
+        };
+        if (!named(m.outputs, output))
+            throw Error(m.name, std::nullopt,
+                        fmt::format("run_step carries \"{}\", which is no graph output", output));
+        if (!named(m.inputs, input))
+            throw Error(m.name, std::nullopt,
+                        fmt::format("run_step carries \"{}\" to \"{}\", which is no graph input",
+                                    output, input));
+        kept.insert(output);
+        const auto it = impl_->carried.find(output);
+        if (it != impl_->carried.end()) bound[input] = it->second;
+    }
+    std::unordered_map<std::string, Tensor> got;
+    std::map<std::string, Copies> captured;
+    impl_->execute(
+        inputs, [&](const std::string &name, const Tensor &t) { got[name] = t; }, bound, kept,
+        &captured);
+    impl_->carried = std::move(captured);
+    NamedTensors result;
+    for (const ValueInfo &o : m.outputs)
+        if (!kept.count(o.name)) result.emplace_back(o.name, got.at(o.name));
+    return result;
+}
+
+void Session::clear_carried() {
+    impl_->carried.clear();
+}
+
+Tensor Session::carried(const std::string &output) {
+    const auto it = impl_->carried.find(output);
+    if (it == impl_->carried.end()) return {};
+    for (size_t k = 0; k < impl_->backends.size(); ++k)
+        if (it->second[k].buffer) return impl_->backends[k]->download(it->second[k]);
+    return {};
 }
 
 std::string placement_summary(const std::vector<NodePlacement> &placement) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "gguftool/gguf.hpp"
+#include "gguftool/half.hpp"
 #include "gguftool/reference.hpp"
 #include "runtime_test_util.hpp"
 
@@ -235,6 +236,47 @@ TEST(CliRun, NodeLabelsNameTheOperatorVersionOfTheOpset) {
         EXPECT_EQ(e.status, 1);
         EXPECT_NE(e.out.find(fmt::format("node \"bad\" ({})", want)), std::string::npos) << e.out;
     }
+}
+
+// --weight-products: a Gemm on a q4_0 DequantizePacked weight runs fused (--benchmark names the
+// fused node), fused as float tiles (bit for bit the unfused output) or unfused; an unknown mode
+// is a usage error.
+TEST(CliRun, WeightProducts) {
+    TempDir tmp;
+    std::vector<float> w(64 * 256), a(2 * 256);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i * 7919 % 61) - 30) / 16;
+    for (size_t i = 0; i < a.size(); ++i) a[i] = float(int(i * 104729 % 23) - 11) / 4;
+    std::vector<uint8_t> bytes(*row_bytes(GgmlType::q8_0, w.size()));
+    for (size_t b = 0; b < w.size() / 32; ++b) {  // q8_0 blocks: scale 1/16, codes w * 16
+        const uint16_t d = f32_to_fp16(1.0f / 16);
+        std::memcpy(bytes.data() + b * 34, &d, 2);
+        for (int j = 0; j < 32; ++j) bytes[b * 34 + 2 + j] = uint8_t(int8_t(w[b * 32 + j] * 16));
+    }
+    ModelBuilder m;
+    m.input("a", DataType::float32, {2, 256}).output("y");
+    m.bytes_initializer("x", bytes);
+    m.dequantize_packed("w", "x", "wf", GgmlType::q8_0, {64, 256}, DataType::float32);
+    m.node("Gemm", {"a", "wf"}, {"y"}, {attr_int("transB", 1)}, "product");
+    m.save(tmp.file("m.onnx"));
+    rt::write_npy(tmp.file("a.npy"), tensor(DataType::float32, {2, 256}, a));
+    std::map<std::string, rt::Tensor> y;
+    for (const char *mode : {"fused", "float", "unfused"}) {
+        const std::string dir = tmp.file(mode);
+        const CliResult r =
+            run_cli({"run", tmp.file("m.onnx"), "--input", "a=" + tmp.file("a.npy"),
+                     "--weight-products", mode, "--output-dir", dir, "--benchmark"});
+        ASSERT_EQ(r.status, 0) << r.out;
+        EXPECT_EQ(r.out.find("DequantizePackedGemm-1") != std::string::npos,
+                  std::string(mode) != "unfused")
+            << r.out;
+        y[mode] = rt::read_npy(dir + "/y.npy");
+    }
+    ASSERT_EQ(y["float"].nbytes(), y["unfused"].nbytes());
+    EXPECT_EQ(std::memcmp(y["float"].data(), y["unfused"].data(), y["float"].nbytes()), 0);
+    // int8 activations: near the exact products, not always on them.
+    const float *f = y["fused"].data_as<float>(), *u = y["unfused"].data_as<float>();
+    for (uint64_t i = 0; i < y["fused"].elements(); ++i) EXPECT_NEAR(f[i], u[i], 0.02 * 40) << i;
+    EXPECT_EQ(run_cli({"run", tmp.file("m.onnx"), "--weight-products", "int4"}).status, 2);
 }
 
 TEST(CliRun, UsageAndModelErrors) {

@@ -207,10 +207,12 @@ std::vector<DecoderStep> left_padded_plan(const std::vector<int32_t> &prompt, in
 }
 
 std::vector<std::vector<float>> run_decoder_plan(const std::string &dir, const decoder::Hparams &h,
-                                                 const std::vector<DecoderStep> &plan) {
+                                                 const std::vector<DecoderStep> &plan,
+                                                 runtime::WeightProducts products) {
     using runtime::Shape;
     using runtime::Tensor;
-    runtime::Session session(runtime::Model::load(dir + "/onnx/model.onnx"));
+    runtime::Session session(runtime::Model::load(dir + "/onnx/model.onnx"),
+                             runtime::RunOptions{.weight_products = products});
     runtime::Inputs in;
     const int64_t batch = int64_t(plan.at(0).ids.size());
     for (int64_t il = 0; il < h.n_layer; ++il)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gguftool/decoder_export.hpp"
+#include "gguftool/runtime/session.hpp"
 
 namespace gguftool::testkit {
 
@@ -49,9 +50,11 @@ std::vector<DecoderStep> left_padded_plan(const std::vector<int32_t> &prompt, in
                                           int32_t next);
 
 // The logits of every step ([batch][sequence][vocab] each) of the executor running the package in
-// `dir` through its KV cache, from an empty past.
-std::vector<std::vector<float>> run_decoder_plan(const std::string &dir, const decoder::Hparams &h,
-                                                 const std::vector<DecoderStep> &plan);
+// `dir` through its KV cache, from an empty past; its weight products `products` (by default the
+// exact ones: fused_float is bit for bit the unfused graph).
+std::vector<std::vector<float>> run_decoder_plan(
+    const std::string &dir, const decoder::Hparams &h, const std::vector<DecoderStep> &plan,
+    runtime::WeightProducts products = runtime::WeightProducts::fused_float);
 
 // A parameterized test's name for a tiny model ("llama-tied-bias") or a (model, type) pair
 // ("llama_Q4_K_M"): the characters gtest refuses become '_'.

@@ -74,6 +74,20 @@ struct NodeProfile {
     std::string lowered_from;
 };
 
+// How a session on the CPU multiplies by the weights a DequantizePacked node decodes (a Gemm's
+// B, a Gather's data): docs/RUNTIME.md, "Fused weight products".
+enum class WeightProducts {
+    // Fused with their DequantizePacked (no float copy of a weight is made). A product with few
+    // rows (a decode step) quantizes its activations to int8 per block and takes integer dot
+    // products, as llama.cpp does, where the format has a dot kernel; the others decode tiles of
+    // weight rows to float and multiply them with OpenBLAS. A Gather decodes only its rows.
+    fused,
+    // Fused, every product on tiles decoded to float: bit for bit the results of `unfused`.
+    fused_float,
+    // As the graph says: each weight decoded whole to float, then the Gemm or Gather.
+    unfused,
+};
+
 struct RunOptions {
     std::string backend = "cpu";
     unsigned threads = 0;  // 0 = all cores (the CPU backend's, and a fallback CPU backend's)
@@ -83,6 +97,7 @@ struct RunOptions {
     // copied between the two where a node's input lives on the other). false: such nodes are an
     // Error listing each, before anything runs.
     bool fallback = true;
+    WeightProducts weight_products = WeightProducts::fused;
 };
 
 // Where a session runs one node of its model (as fitted: lowered where the backend asked).
@@ -126,6 +141,20 @@ public:
     // Streaming: hands each graph output to `on_output` as soon as it is computed, then frees it
     // unless a later node needs it, so memory stays bounded by what is live.
     void run(const Inputs &inputs, const OutputCallback &on_output);
+
+    // One step of a loop that feeds outputs back as inputs, as a decoder's generation loop does
+    // (each "present.*" output is the next step's "past_key_values.*"): `carry` pairs such an
+    // output with the input it feeds. The carried outputs are kept where they are, not handed
+    // out, and bound to their inputs at the next run_step (an input given in `inputs` overrides
+    // its carried value); at the first step, and after clear_carried(), `inputs` gives them. On
+    // the CPU a KV cache carried so is appended in place: no step copies the cache (a KvConcat,
+    // fuse.hpp). Returns the outputs not carried, in graph order.
+    using Carry = std::vector<std::pair<std::string, std::string>>;  // (output, input)
+    NamedTensors run_step(const Inputs &inputs, const Carry &carry);
+    void clear_carried();
+    // A carried output as the next step would bind it, on the host (a copy when it is a cache
+    // with room left); undefined when nothing is carried under that name.
+    Tensor carried(const std::string &output);
 
     const std::vector<NodeProfile> &profile() const;  // of the last run (when profiling)
     const Model &model() const;

@@ -8,6 +8,7 @@
 #include "cpu_backend.hpp"
 #include "cpu_types.hpp"
 #include "gguftool/parallel.hpp"
+#include "gguftool/quant.hpp"
 
 namespace gguftool::runtime::cpu {
 namespace {
@@ -175,6 +176,50 @@ void gather(CpuBackend &cpu, const KernelArgs &args) {
     });
 }
 
+// DequantizePackedGather (op_fused.cpp): y[j, ...] = row indices[j] of the packed weight at
+// x + "offset" (shape "shape"), decoded as a DequantizePacked to "weight_dtype" and, when y is
+// another type (a Cast to float followed), converted to y's: only the rows gathered are decoded.
+void packed_gather(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &x = *args.inputs[0], &indices = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
+    const GgmlType type = GgmlType(args.attributes.at<int64_t>("format"));
+    // A double weight cast to float is the float it was decoded from.
+    DataType dtype = DataType(int32_t(args.attributes.at<int64_t>("weight_dtype")));
+    if (dtype == DataType::float64 && y.dtype == DataType::float32) dtype = DataType::float32;
+    const std::vector<int64_t> &shape = args.attributes.at<std::vector<int64_t>>("shape");
+    const IndexRange range{shape[0], args.attributes.at<int64_t>("negative_indices") != 0, 0};
+    uint64_t row = 1;
+    for (size_t d = 1; d < shape.size(); ++d) row *= uint64_t(shape[d]);
+    const std::optional<uint64_t> row_bytes = gguftool::row_bytes(type, row);
+    const uint8_t *w = bytes(x) + args.attributes.at<int64_t>("offset");
+    const uint64_t n = indices.elements();
+    const size_t out_row = size_t(row) * dtype_size(y.dtype);
+    uint8_t *dst = y.elements() ? mutable_bytes(y) : nullptr;
+    with_index_type(indices.dtype, [&](auto tag) {
+        using I = decltype(tag);
+        const I *idx = reinterpret_cast<const I *>(bytes(indices));
+        parallel_for(n, cpu.threads(), std::max<uint64_t>(1, kGrain / std::max<uint64_t>(1, row)),
+                     [&](uint64_t b, uint64_t e) {
+                         for (uint64_t j = b; j < e; ++j) {
+                             const uint64_t r = range.row(int64_t(idx[j]), j);
+                             if (!dst) continue;
+                             const std::span<const uint8_t> in(w + r * *row_bytes,
+                                                               size_t(*row_bytes));
+                             uint8_t *out = dst + j * out_row;
+                             quant::decode(type, in, row, out, dtype, 1);
+                             if (y.dtype == dtype) continue;
+                             // Widened exactly from the rounded type (a Cast to float).
+                             float *f = reinterpret_cast<float *>(out);
+                             const uint16_t *h = reinterpret_cast<const uint16_t *>(out);
+                             if (dtype == DataType::float16)
+                                 for (uint64_t i = row; i-- > 0;) f[i] = fp16_to_f32(h[i]);
+                             else
+                                 for (uint64_t i = row; i-- > 0;) f[i] = bf16_to_f32(h[i]);
+                         }
+                     });
+    });
+}
+
 void concat(CpuBackend &cpu, const KernelArgs &args) {
     const std::span<const DeviceTensor *const> inputs = args.inputs;
     DeviceTensor &y = args.outputs[0];
@@ -200,13 +245,94 @@ void concat(CpuBackend &cpu, const KernelArgs &args) {
                  });
 }
 
+// Copies positions [0, n) of `from` (slices of `from_pitch` positions, plain or transposed) to
+// positions [at, at + n) of `to`, slice by slice: each slice's n rows of `inner` values of `es`
+// bytes.
+void copy_positions(const uint8_t *from, int64_t from_pitch, bool from_transposed, CacheStorage &to,
+                    int64_t at, int64_t n, size_t es, unsigned threads) {
+    uint8_t *dst = to.storage.mutable_data();
+    const int64_t inner = to.inner;
+    const size_t row = size_t(inner) * es;
+    parallel_for(uint64_t(to.outer), threads,
+                 std::max<uint64_t>(1, kGrain * 4 / std::max<uint64_t>(1, uint64_t(n) * row)),
+                 [&](uint64_t b, uint64_t e) {
+                     for (uint64_t o = b; o < e; ++o) {
+                         const uint8_t *in = from + o * uint64_t(from_pitch) * row;
+                         uint8_t *out = dst + o * uint64_t(to.capacity) * row;
+                         if (!from_transposed && !to.transposed) {
+                             std::memcpy(out + size_t(at) * row, in, size_t(n) * row);
+                             continue;
+                         }
+                         // Element (t, i): at t * inner + i plain, i * pitch + t transposed.
+                         for (int64_t t = 0; t < n; ++t)
+                             for (int64_t i = 0; i < inner; ++i) {
+                                 const int64_t src =
+                                     from_transposed ? i * from_pitch + t : t * inner + i;
+                                 const int64_t dst_at = to.transposed ? i * to.capacity + at + t
+                                                                      : (at + t) * inner + i;
+                                 std::memcpy(out + size_t(dst_at) * es, in + size_t(src) * es, es);
+                             }
+                     }
+                 });
+}
+
+// A cache that outgrows its storage, or one started from a cache (a loop carrying it), gets room
+// for up to this many more positions: one copy per kCacheGrowth appends. One started from a plain
+// tensor gets no room, so that a caller who downloads it gets the storage itself, not a copy.
+constexpr int64_t kCacheGrowth = 256;
+
+// KvConcat (op_fused.cpp): y = Concat(past, add) along "axis", as a view of a KV cache
+// (CacheStorage, kept transposed when "transposed" is 1): past's cache itself when past is its
+// newest view and the cache has room (only add's positions are written), else a new cache holding
+// both.
+void kv_concat(CpuBackend &cpu, const KernelArgs &args) {
+    const DeviceTensor &past = *args.inputs[0], &add = *args.inputs[1];
+    DeviceTensor &y = args.outputs[0];
+    const size_t axis = size_t(args.attributes.at<int64_t>("axis"));
+    const bool transposed = args.attributes.at<int64_t>("transposed") != 0;
+    int64_t outer = 1, inner = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= y.shape[d];
+    for (size_t d = axis + 1; d < y.shape.size(); ++d) inner *= y.shape[d];
+    const int64_t t = past.shape[axis], s = add.shape[axis], n = t + s;
+    const size_t es = dtype_size(y.dtype);
+    const CacheView *from = cache_view(past);
+    const bool same = from && from->storage->outer == outer && from->storage->inner == inner &&
+                      from->storage->storage.dtype() == y.dtype &&
+                      from->storage->transposed == transposed;
+    std::shared_ptr<CacheStorage> cache;
+    if (same) {
+        std::lock_guard lock(from->storage->mutex);
+        if (from->storage->used == t && from->storage->capacity >= n) {
+            cache = from->storage;
+            cache->used = n;
+        }
+    }
+    if (!cache) {
+        cache = std::make_shared<CacheStorage>();
+        cache->outer = outer, cache->inner = inner, cache->used = n;
+        cache->transposed = transposed;
+        cache->capacity = from ? (n + kCacheGrowth - 1) / kCacheGrowth * kCacheGrowth : n;
+        cache->storage = transposed ? Tensor::allocate(y.dtype, {outer, inner, cache->capacity})
+                                    : Tensor::allocate(y.dtype, {outer, cache->capacity, inner});
+        if (t > 0) {
+            if (from)
+                copy_positions(from->storage->storage.data(), from->storage->capacity,
+                               from->storage->transposed, *cache, 0, t, es, cpu.threads());
+            else
+                copy_positions(bytes(past), t, false, *cache, 0, t, es, cpu.threads());
+        }
+    }
+    if (s > 0) copy_positions(bytes(add), s, false, *cache, t, s, es, cpu.threads());
+    y.buffer = std::make_shared<CacheView>(std::move(cache), n);
+}
+
 }  // namespace
 
 std::span<const CpuKernelRow> index_kernels() {
     static constexpr CpuKernelRow rows[] = {
-        {"OneHot", one_hot},
-        {"Gather", gather},
-        {"Concat", concat},
+        {"OneHot", one_hot},     {"Gather", gather},
+        {"Concat", concat},      {"DequantizePackedGather", packed_gather},
+        {"KvConcat", kv_concat},
     };
     return rows;
 }
