@@ -179,6 +179,7 @@ Result generate(const std::string &package_dir, const Options &o) {
     runtime::Model model = runtime::Model::load(model_path);
     // The cache's inputs: past_key_values.<i>.key|value [batch, n_kv_heads, past, head_dim].
     runtime::Inputs past;
+    runtime::Session::Carry carry;  // present.<i>.* feeds past_key_values.<i>.*, kept in place
     bool have_ids = false;
     for (const runtime::ValueInfo &v : model.inputs()) {
         have_ids |= v.name == "input_ids";
@@ -189,6 +190,7 @@ Result generate(const std::string &package_dir, const Options &o) {
                                     "heads and head_dim",
                                     v.name));
         past[v.name] = Tensor::zeros(DataType::float32, Shape{1, *v.dims[1], 0, *v.dims[3]});
+        carry.emplace_back("present." + v.name.substr(16), v.name);
     }
     if (!have_ids || past.empty())
         throw Error(model_path, std::nullopt,
@@ -219,14 +221,13 @@ Result generate(const std::string &package_dir, const Options &o) {
         in["position_ids"] = ids_tensor(positions);
         in["attention_mask"] = ids_tensor(mask);
         const auto t0 = Clock::now();
-        runtime::NamedTensors out = session.run(in);
+        // One step; the cache stays in the session (appended in place on the CPU).
+        const runtime::NamedTensors out = session.run_step(in, carry);
+        if (pos == 0)
+            for (const auto &[output, input] : carry) in.erase(input);
         const Tensor *logits = nullptr;
-        for (auto &[name, t] : out) {
-            if (name == "logits")
-                logits = &t;
-            else if (name.starts_with("present."))
-                in["past_key_values." + name.substr(8)] = std::move(t);
-        }
+        for (const auto &[name, t] : out)
+            if (name == "logits") logits = &t;
         if (!logits || logits->dtype() != DataType::float32 || logits->shape().size() != 3 ||
             logits->shape()[1] != n)
             throw Error(model_path, std::nullopt, "the graph gave no float logits [1, S, vocab]");
