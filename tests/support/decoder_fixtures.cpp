@@ -2,12 +2,14 @@
 #include "decoder_fixtures.hpp"
 
 #include <fcntl.h>
+#include <onnx/onnx_pb.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "ggml_data.hpp"
@@ -162,6 +164,18 @@ std::string encoder_package(const std::string &variant, const std::string &type,
     if (nbits) o.weights = decoder::Weights::nbits;
     decoder::export_decoder(gguf::Model::open(gguf), dir.string(), o);
     return dir.string();
+}
+
+double same_math_bound(const std::string &dir) {
+    const std::filesystem::path path = std::filesystem::path(dir) / "onnx" / "model.onnx";
+    std::ifstream in(path, std::ios::binary);
+    onnx::ModelProto m;
+    if (!m.ParseFromIstream(&in)) throw std::runtime_error("cannot read " + path.string());
+    for (const onnx::NodeProto &n : m.graph().node())
+        if (n.op_type() == "Cast")
+            for (const onnx::AttributeProto &a : n.attribute())
+                if (a.name() == "to" && a.i() == onnx::TensorProto::FLOAT16) return 5e-4;
+    return 1e-5;
 }
 
 std::string test_param_name(std::string s) {

@@ -56,6 +56,15 @@ std::vector<std::vector<float>> run_decoder_plan(
     const std::string &dir, const decoder::Hparams &h, const std::vector<DecoderStep> &plan,
     runtime::WeightProducts products = runtime::WeightProducts::fused_float);
 
+// The bound on the relative gap between two runs of one package's graph whose float math may
+// differ in the last bit (onnxruntime against the executor; a batch against each row alone, whose
+// products OpenBLAS cuts differently): 1e-5, or 5e-4 where the graph rounds values to fp16 (a Cast
+// to float16: ggml's GELU, which reads an fp16 table, emulated): there a one-bit difference at a
+// rounding boundary moves a value by a whole fp16 step, 2^-11 of it, and int8 activations after it
+// can round the other way too. Measured on the gemma family: at most 1.5e-4. A wrong graph (a mask,
+// a position, a weight) is off by 1e-2 and more.
+double same_math_bound(const std::string &dir);
+
 // A parameterized test's name for a tiny model ("llama-tied-bias") or a (model, type) pair
 // ("llama_Q4_K_M"): the characters gtest refuses become '_'.
 std::string test_param_name(std::string s);
