@@ -31,6 +31,7 @@
 #include <aclnnop/aclnn_remainder.h>
 #include <aclnnop/aclnn_s_where.h>
 #include <aclnnop/aclnn_sub.h>
+#include <aclnnop/aclnn_weight_quant_batch_matmul_v2.h>
 #include <atb/context.h>
 #include <atb/infer_op_params.h>
 #include <atb/operation.h>
@@ -177,6 +178,7 @@ constexpr int kEnumTypes = 0 GGUFTOOL_ABI_ENUM_TYPES(GGUFTOOL_ABI_COUNT1);
     X(cann, ACL_DOUBLE)                  \
     X(cann, ACL_BOOL)                    \
     X(cann, ACL_BF16)                    \
+    X(cann, ACL_INT4)                    \
     X(cann, ACL_FORMAT_UNDEFINED)        \
     X(cann, ACL_FORMAT_ND)               \
     X(cann, ACL_MEMCPY_HOST_TO_HOST)     \

@@ -165,9 +165,17 @@ std::vector<std::string> lowered_origins(const Model &original, const Model &low
 
 }  // namespace
 
-FittedModel fit_to_backend(Model model, const Backend &backend, const Backend *fallback) {
+FittedModel fit_to_backend(Model model, const Backend &backend, const Backend *fallback,
+                           bool lower_nodes) {
     std::vector<NodeDtypes> types = infer_dtypes(model.impl());
     std::vector<Capability> answers = ask(model, backend, types);
+    if (!lower_nodes)
+        for (size_t i = 0; i < answers.size(); ++i)
+            if (answers[i].kind == Kind::lowered)
+                answers[i] = {Kind::unsupported,
+                              fmt::format("the {} backend runs {} only lowered, and this graph's "
+                                          "weight products are fused",
+                                          backend.name(), model.impl().order[i].proto->op_type())};
     if (!fallback) refuse(model, answers, backend, false);
     const bool lower = std::any_of(answers.begin(), answers.end(),
                                    [](const Capability &c) { return c.kind == Kind::lowered; });

@@ -26,6 +26,9 @@ struct FittedModel {
 // Throws gguftool::Error (where: the model's name) listing every node that cannot run and why
 // (without a fallback: every node the backend cannot run; with one, those neither runs), or
 // naming the node the lowering fails on.
-FittedModel fit_to_backend(Model model, const Backend &backend, const Backend *fallback = nullptr);
+// `lower` false (a fused model, which the lowering would undo): a node the backend wants lowered
+// is placed on the fallback instead, as one it cannot run.
+FittedModel fit_to_backend(Model model, const Backend &backend, const Backend *fallback = nullptr,
+                           bool lower = true);
 
 }  // namespace gguftool::runtime::detail

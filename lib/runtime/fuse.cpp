@@ -44,7 +44,8 @@ struct Source {
 
 class Fuser {
 public:
-    Fuser(std::shared_ptr<const Impl> m, bool int8) : m_(*m), int8_(int8), source_(std::move(m)) {
+    Fuser(std::shared_ptr<const Impl> m, bool int8, bool gemms_only)
+        : m_(*m), int8_(int8), gemms_only_(gemms_only), source_(std::move(m)) {
         for (const Node &n : m_.order)
             for (const std::string &o : n.proto->output()) producer_[o] = &n;
         for (const auto &[name, t] : m_.initializers) initializers_[name] = &t;
@@ -69,6 +70,7 @@ private:
 
     const Impl &m_;
     bool int8_;
+    bool gemms_only_;
     std::shared_ptr<const Impl> source_;
     std::unordered_map<std::string, const Node *> producer_;
     std::unordered_map<std::string, const Tensor *> initializers_;
@@ -224,6 +226,10 @@ std::optional<Model> Fuser::run() {
                 continue;
             }
         }
+        if (gemms_only_) {
+            out_->order.push_back(n);
+            continue;
+        }
         if (is_op(&n, "Gather") && p.input_size() == 2) {
             const std::optional<Source> s = source(p.input(0), false);
             const std::optional<int64_t> axis = int_attribute(n, "axis", 0);
@@ -272,7 +278,7 @@ std::optional<Model> Fuser::run() {
     // Loop bodies.
     for (Node &n : out_->order)
         for (Model &sub : n.subgraphs) {
-            Model body = fuse_nodes(sub, int8_);
+            Model body = fuse_nodes(sub, int8_, gemms_only_);
             if (&body.impl() != &sub.impl()) {
                 sub = std::move(body);
                 fused = true;
@@ -316,8 +322,8 @@ std::optional<Model> Fuser::run() {
 
 }  // namespace
 
-Model fuse_nodes(const Model &model, bool int8) {
-    Fuser fuser(Model::Impl::shared(model), int8);
+Model fuse_nodes(const Model &model, bool int8, bool gemms_only) {
+    Fuser fuser(Model::Impl::shared(model), int8, gemms_only);
     std::optional<Model> fused = fuser.run();
     return fused ? *fused : model;
 }

@@ -19,8 +19,9 @@
 namespace gguftool::runtime::detail {
 
 // The model with its nodes fused, Loop bodies included; `int8`: the fused Gemm nodes may quantize
-// their activations to int8 as llama.cpp does (their "int8" attribute). The model itself when
-// nothing fuses.
-Model fuse_nodes(const Model &model, bool int8);
+// their activations to int8 as llama.cpp does (their "int8" attribute); `gemms_only`: only the
+// weight products (DequantizePackedGemm) are fused, for a session whose backend has that kernel
+// but falls back to the CPU for the others. The model itself when nothing fuses.
+Model fuse_nodes(const Model &model, bool int8, bool gemms_only = false);
 
 }  // namespace gguftool::runtime::detail

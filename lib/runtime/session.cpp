@@ -308,13 +308,32 @@ Session::Session(Model model, std::unique_ptr<Backend> backend, const RunOptions
     // A backend other than the CPU has the CPU to fall back on.
     std::unique_ptr<Backend> cpu;
     if (options.fallback && backend->name() != "cpu") cpu = make_cpu_backend(options.threads);
-    detail::FittedModel fitted = detail::fit_to_backend(std::move(model), *backend, cpu.get());
-    // Weight products are fused where every node runs on a backend with the fused kernels (the
-    // CPU's), nothing lowered.
-    if (options.weight_products != WeightProducts::unfused && fitted.on.empty() &&
-        fitted.lowered_from.empty() && backend->kernel("DequantizePackedGemm"))
-        fitted.model =
-            detail::fuse_nodes(fitted.model, options.weight_products == WeightProducts::fused);
+    const bool fuse = options.weight_products != WeightProducts::unfused &&
+                      backend->kernel("DequantizePackedGemm");
+    const bool int8 = options.weight_products == WeightProducts::fused;
+    // A backend with a fallback and its own DequantizePackedGemm kernel (the Ascend's, for some
+    // formats) gets the weight products fused first, unlowered: each fused node runs where its
+    // backend's rule says, the others (and every node it wants lowered) on the CPU. Kept only when
+    // some fused node runs on the backend; otherwise the graph is fitted as it is.
+    std::optional<detail::FittedModel> fused_fit;
+    if (fuse && cpu) {
+        Model fused = detail::fuse_nodes(model, int8, true);
+        if (&fused.impl() != &model.impl()) {
+            detail::FittedModel f = detail::fit_to_backend(fused, *backend, cpu.get(), false);
+            const Model::Impl &m = f.model.impl();
+            for (size_t i = 0; i < m.order.size() && !fused_fit; ++i)
+                if (m.order[i].proto->domain() == detail::kFusedDomain &&
+                    (f.on.empty() || f.on[i] == 0))
+                    fused_fit = std::move(f);
+        }
+    }
+    detail::FittedModel fitted =
+        fused_fit ? std::move(*fused_fit)
+                  : detail::fit_to_backend(std::move(model), *backend, cpu.get());
+    // Otherwise weight products are fused where every node runs on a backend with the fused
+    // kernels (the CPU's), nothing lowered.
+    if (fuse && !fused_fit && fitted.on.empty() && fitted.lowered_from.empty())
+        fitted.model = detail::fuse_nodes(fitted.model, int8);
     impl_->model = std::move(fitted.model);
     impl_->lowered_from = std::move(fitted.lowered_from);
     impl_->backends.push_back(std::move(backend));

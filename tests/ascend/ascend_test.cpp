@@ -1,8 +1,9 @@
 // The Ascend backend on the CANN emulation (tests/cann_emulator; an emulation, not an NPU). ctest
 // runs this program once per profile, chosen by environment (tests/CMakeLists.txt): the SoC
 // (GGUFTOOL_CANN_EMULATOR_SOC), the CANN library layout (GGUFTOOL_CANN_LIB_DIR: 8.1 or 8.5) and
-// whether ATB is there (ATB_HOME_PATH). Everything is checked bit for bit against the CPU backend;
-// what a SoC cannot do must be refused before anything runs.
+// whether ATB is there (ATB_HOME_PATH). Everything is checked bit for bit against the CPU backend
+// but the q4_0 and q8_0 weight products on aclnnWeightQuantBatchMatmulV2 (float16: within a
+// tolerance); what a SoC cannot do must be refused before anything runs.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -15,14 +16,17 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "../cli/cli_support.hpp"
+#include "../support/decoder_fixtures.hpp"
 #include "../support/format_cases.hpp"
 #include "../support/node_test_dirs.hpp"
 #include "../support/onnx_builder.hpp"
 #include "../support/tiny_decoder.hpp"
 #include "gguftool/decoder_export.hpp"
 #include "gguftool/gguf.hpp"
+#include "gguftool/half.hpp"
 #include "gguftool/llama_reference.hpp"
 #include "gguftool/lower.hpp"
 #include "gguftool/runtime.hpp"
@@ -469,6 +473,192 @@ TEST(Ascend, RunPrintsThePlacement) {
     }
 }
 
+// --- Weight products on aclnnWeightQuantBatchMatmulV2 --------------------------------------------
+
+// A q4_0 or q8_0 weight [n, k] of random blocks (scales d in [2^-12, 2^-6]) and its decode.
+struct QuantWeight {
+    GgmlType type;
+    int64_t n, k;
+    std::vector<uint8_t> bytes;
+    std::vector<float> values;
+};
+
+QuantWeight quant_weight(GgmlType type, int64_t n, int64_t k, uint32_t seed) {
+    QuantWeight w{type, n, k, {}, std::vector<float>(size_t(n * k))};
+    uint32_t state = seed;
+    const auto next = [&] {
+        state = state * 1664525u + 1013904223u;
+        return state >> 8;
+    };
+    for (int64_t b = 0; b < n * k / 32; ++b) {
+        const uint16_t d = f32_to_fp16(float(1 + next() % 64) / 4096.0f);
+        w.bytes.push_back(uint8_t(d & 0xFF));
+        w.bytes.push_back(uint8_t(d >> 8));
+        float *v = &w.values[size_t(b * 32)];
+        if (type == GgmlType::q8_0) {
+            for (int j = 0; j < 32; ++j) {
+                const int8_t q = int8_t(int(next() % 255) - 127);
+                w.bytes.push_back(uint8_t(q));
+                v[j] = fp16_to_f32(d) * float(q);
+            }
+        } else {
+            for (int j = 0; j < 16; ++j) {
+                const uint8_t q = uint8_t(next());
+                w.bytes.push_back(q);
+                v[j] = fp16_to_f32(d) * float((q & 0xF) - 8);
+                v[j + 16] = fp16_to_f32(d) * float((q >> 4) - 8);
+            }
+        }
+    }
+    return w;
+}
+
+// y = Gemm(a, DequantizePacked(x), [bias], transB = 1) per weight, inputs a0, a1, ...
+testkit::ModelBuilder gemm_model(const std::vector<QuantWeight> &weights, int64_t m, bool bias) {
+    testkit::ModelBuilder b(29, "weight_products");
+    for (size_t i = 0; i < weights.size(); ++i) {
+        const QuantWeight &w = weights[i];
+        const std::string id = std::to_string(i);
+        b.input("a" + id, DataType::float32, {m, w.k});
+        b.bytes_initializer("x" + id, w.bytes);
+        b.dequantize_packed("dq" + id, "x" + id, "w" + id, w.type, {w.n, w.k}, DataType::float32);
+        std::vector<std::string> in = {"a" + id, "w" + id};
+        if (bias) {
+            std::vector<float> c(size_t(w.n));
+            for (size_t j = 0; j < c.size(); ++j) c[j] = float(j % 5) - 2.0f;
+            b.initializer("c" + id, rt::Tensor::from_values(DataType::float32, {w.n}, c));
+            in.push_back("c" + id);
+        }
+        b.node("Gemm", in, {"y" + id}, {testkit::attr_int("transB", 1)}, "product" + id);
+        b.output("y" + id);
+    }
+    return b;
+}
+
+rt::Tensor activations(int64_t m, int64_t k, uint32_t seed) {
+    std::vector<float> a(size_t(m * k));
+    uint32_t state = seed;
+    for (float &v : a) {
+        state = state * 1664525u + 1013904223u;
+        v = float(int(state >> 16) % 4001 - 2000) / 1000.0f;
+    }
+    return rt::Tensor::from_values(DataType::float32, {m, k}, a);
+}
+
+// The device computes in float16: A and each dequantized weight element are rounded to it (2^-11
+// relative each), products summed in float, y rounded to float16 (2^-11 of |y|). The tolerance,
+// twice that: |y - y_cpu| <= 2^-9 sum_k |a||w| + 2^-10 |y_cpu|, y_cpu the float product.
+size_t outside_tolerance(const rt::Tensor &y, const rt::Tensor &want, const rt::Tensor &a,
+                         const QuantWeight &w) {
+    const std::vector<float> got = y.to_vector<float>(), ref = want.to_vector<float>(),
+                             av = a.to_vector<float>();
+    const int64_t m = a.shape()[0];
+    size_t bad = 0;
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < w.n; ++j) {
+            double magnitude = 0;
+            for (int64_t r = 0; r < w.k; ++r)
+                magnitude += std::fabs(av[size_t(i * w.k + r)] * w.values[size_t(j * w.k + r)]);
+            const float r = ref[size_t(i * w.n + j)];
+            bad += !(std::fabs(got[size_t(i * w.n + j)] - r) <=
+                     std::ldexp(magnitude, -9) + std::ldexp(std::fabs(r), -10));
+        }
+    return bad;
+}
+
+// The float reference: the CPU, weights decoded whole (no int8 activations).
+rt::NamedTensors cpu_float(const rt::Model &m, const rt::Inputs &in) {
+    rt::RunOptions o;
+    o.weight_products = rt::WeightProducts::unfused;
+    rt::Session s(m, o);
+    return s.run(in);
+}
+
+// q4_0 and q8_0 weight products run on aclnnWeightQuantBatchMatmulV2 (q4_0 not on the 310P: no
+// INT4 weights there), per group of 32 (k > 32) or per channel (k = 32), with and without C; the
+// result is the CPU's float product within the tolerance, which a weight with its first row's
+// scales doubled is outside of.
+TEST(Ascend, Q4_0AndQ8_0WeightProductsRunOnWeightQuantBatchMatmulV2) {
+    SKIP_WITHOUT_EMULATION();
+    struct Case {
+        GgmlType type;
+        int64_t n, k;
+        bool bias;
+    };
+    constexpr int64_t m = 3;
+    for (const Case &c : {Case{GgmlType::q4_0, 5, 96, false}, Case{GgmlType::q8_0, 4, 32, false},
+                          Case{GgmlType::q8_0, 3, 64, true}, Case{GgmlType::q4_0, 6, 32, true}}) {
+        SCOPED_TRACE(
+            fmt::format("{} [{}, {}]{}", type_name(c.type), c.n, c.k, c.bias ? " with C" : ""));
+        const QuantWeight w = quant_weight(c.type, c.n, c.k, uint32_t(c.n * c.k));
+        const rt::Model model = gemm_model({w}, m, c.bias).model();
+        const rt::Inputs in = {{"a0", activations(m, c.k, 7)}};
+        rt::RunOptions o;
+        o.backend = "ascend";
+        rt::Session dev(model, o);
+        const bool mapped = !(k310P && c.type == GgmlType::q4_0);
+        bool on_device = false;
+        for (const rt::NodePlacement &p : dev.placement())
+            on_device |= p.op_type == "DequantizePackedGemm" && p.backend == "ascend";
+        EXPECT_EQ(on_device, mapped) << rt::placement_summary(dev.placement());
+        const rt::NamedTensors got = dev.run(in), want = cpu_float(model, in);
+        EXPECT_EQ(outside_tolerance(got[0].second, want[0].second, in.at("a0"), w), 0u);
+        EXPECT_EQ(dev.run(in)[0].second.to_vector<float>(), got[0].second.to_vector<float>());
+
+        QuantWeight wrong = w;
+        for (int64_t b = 0; b < c.k / 32; ++b) {
+            uint8_t *d = &wrong.bytes[size_t(b) * (c.type == GgmlType::q4_0 ? 18 : 34)];
+            const uint16_t doubled = f32_to_fp16(2 * fp16_to_f32(uint16_t(d[0] | d[1] << 8)));
+            d[0] = uint8_t(doubled & 0xFF);
+            d[1] = uint8_t(doubled >> 8);
+        }
+        const rt::NamedTensors bad = cpu_float(gemm_model({wrong}, m, c.bias).model(), in);
+        EXPECT_GT(outside_tolerance(got[0].second, bad[0].second, in.at("a0"), w), 0u);
+    }
+}
+
+// Beside a q8_0 product on the device, a q4_K one falls back to the CPU, fused there, the reason
+// in the placement; `gguftool run --backend ascend` prints it.
+TEST(Ascend, OtherFormatsFallBackToTheCpuAndThePlacementSaysSo) {
+    SKIP_WITHOUT_EMULATION();
+    constexpr int64_t m = 2;
+    QuantWeight q4k{GgmlType::q4_k, 2, 256, std::vector<uint8_t>(2 * 144, 0), {}};
+    const testkit::ModelBuilder b =
+        gemm_model({quant_weight(GgmlType::q8_0, 4, 64, 3), q4k}, m, false);
+    rt::RunOptions o;
+    o.backend = "ascend";
+    rt::Session dev(b.model(), o);
+    const std::string summary = rt::placement_summary(dev.placement());
+    std::cout << summary << "\n";
+    ASSERT_EQ(dev.placement().size(), 2u) << summary;
+    for (const rt::NodePlacement &p : dev.placement()) {
+        EXPECT_EQ(p.op_type, "DequantizePackedGemm") << summary;
+        EXPECT_EQ(p.backend, p.node == "product0" ? "ascend" : "cpu") << summary;
+    }
+    EXPECT_NE(summary.find("1 node on ascend (DequantizePackedGemm 1), 1 on cpu "
+                           "(DequantizePackedGemm 1: aclnnWeightQuantBatchMatmulV2 takes q4_0 "
+                           "and q8_0 weights here, not q4_K"),
+              std::string::npos)
+        << summary;
+    const rt::Inputs in = {{"a0", activations(m, 64, 1)}, {"a1", activations(m, 256, 2)}};
+    const rt::NamedTensors got = dev.run(in);
+    EXPECT_EQ(got[1].second.to_vector<float>(), std::vector<float>(size_t(m * 2), 0.0f));
+
+    TempDir dir;
+    const std::string model = dir.file("products.onnx");
+    b.save(model);
+    std::vector<std::string> args = {"run",    model,          "--backend",
+                                     "ascend", "--output-dir", dir.file("out")};
+    for (const auto &[name, t] : in) {
+        rt::write_npy(dir.file(name + ".npy"), t);
+        args.insert(args.end(), {"--input", name + "=" + dir.file(name + ".npy")});
+    }
+    const RunResult r = run_gguftool(args);
+    ASSERT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_NE(r.err.find("placement: 1 node on ascend (DequantizePackedGemm 1)"), std::string::npos)
+        << r.err;
+}
+
 // A whole decoder (to-onnx --graph decoder of the tiny llama) under the device: what it cannot
 // run (MatMul, Softmax, ReduceMean, Sqrt, ...) runs on the CPU; the logits and the KV cache of a
 // prefill and a step through the cache are the CPU backend's bit for bit (every device operator
@@ -478,13 +668,16 @@ void expect_decoder_matches_cpu(const std::string &package, const decoder::Hpara
     const rt::Model model = rt::Model::load(package + "/onnx/model.onnx");
     rt::RunOptions o;
     o.backend = "ascend";
+    // The graph's own nodes on both sides, bit for bit: not the weight products
+    // aclnnWeightQuantBatchMatmulV2 computes in float16
+    // (Q4_0AndQ8_0WeightProductsRunOnWeightQuantBatchMatmulV2), nor the CPU's fused KV cache and
+    // int8 products.
+    o.weight_products = rt::WeightProducts::unfused;
     // One thread on both sides: the CPU backend cuts each MatMul and Gemm into sgemm pieces by
     // its thread count, and OpenBLAS's rounding can differ between pieces of other sizes (with
     // unequal thread counts the logits differed in the last bits here, on the CPU nodes).
     o.threads = 1;
     rt::Session dev(model, o);
-    // The CPU side unfused, as the fallback nodes run (weight products and the KV cache are fused
-    // only where every node runs on the CPU).
     rt::Session cpu(model,
                     rt::RunOptions{.threads = 1, .weight_products = rt::WeightProducts::unfused});
     size_t on_device = 0, matmuls_on_cpu = 0;
@@ -550,6 +743,34 @@ TEST(Ascend, ADecoderRunsWithTheCpuFallbackAsOnTheCpu) {
     ASSERT_GT(q.packed, 0u);
     SCOPED_TRACE("Q8_0");
     expect_decoder_matches_cpu(q.directory, q.hparams);
+}
+
+// A tiny llama decoder quantized to Q4_0 by llama.cpp: `gguftool generate` on the device, its
+// q4_0 and q8_0 products on aclnnWeightQuantBatchMatmulV2 (not on the 310P for q4_0), gives the
+// CPU's greedy tokens.
+TEST(Ascend, AQ4_0DecoderGeneratesTheCpusGreedyTokens) {
+    SKIP_WITHOUT_EMULATION();
+    std::string package;
+    try {
+        package = testkit::decoder_package("llama", "Q4_0");
+    } catch (const std::runtime_error &e) {
+        GTEST_SKIP() << e.what();
+    }
+    const auto ids = [&](const std::string &backend) {
+        const RunResult r =
+            run_gguftool({"generate", package, "--ids", "1,17,42,300", "-n", "8", "--temperature",
+                          "0", "--threads", "1", "--json", "--backend", backend});
+        EXPECT_EQ(r.status, 0) << r.err;
+        if (backend == "ascend") {
+            // On the 310P (no INT4 weights) nothing fuses: its q4_0 weights run lowered.
+            EXPECT_EQ(r.err.find("DequantizePackedGemm") != std::string::npos, !k310P) << r.err;
+            std::cout << r.err.substr(0, r.err.find('\n', r.err.find("placement"))) << "\n";
+        }
+        return r.status == 0 ? nlohmann::json::parse(r.out)["ids"] : nlohmann::json();
+    };
+    const nlohmann::json cpu = ids("cpu"), dev = ids("ascend");
+    EXPECT_FALSE(cpu.empty());
+    EXPECT_EQ(dev, cpu);
 }
 
 // End to end on the sample: convert, run on the device comparing with the GGUF, verify.

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "emulator_session.hpp"
+#include "gguftool/half.hpp"
 
 namespace gguftool::cann_emulator_test {
 namespace {
@@ -317,6 +318,89 @@ TEST(CannEmulatorOperators, InplaceCopyBroadcastsOneDtype) {
             cann::kAclnnErrParamInvalid);
         EXPECT_THAT(recent(s.api), HasSubstr("differs from selfRef's"));
     });
+}
+
+// ggml-cann's layout (aclnn_ops.cpp, ggml_cann_mul_mat_quant): the weight stored [n, k] and passed
+// as its transpose [k, n], the float16 scales stored [n, k / 32] and passed as [k / 32, n], group
+// size 32. Integer activations, weights and power-of-two scales keep every product and sum exact
+// in float16, so y equals the reference computed here exactly.
+TEST(CannEmulatorOperators, WeightQuantBatchMatmulV2DequantizesInt8AndInt4PerGroup) {
+    constexpr int64_t m = 2, k = 64, n = 4, groups = k / 32;
+    std::vector<uint16_t> x(m * k), scale(n * groups);
+    std::vector<int8_t> w(n * k);  // [n, k], values in [-8, 7]
+    std::vector<float> sf(n * groups);
+    for (int64_t i = 0; i < m * k; ++i) x[size_t(i)] = f32_to_fp16(float(i % 5 - 2));
+    for (int64_t i = 0; i < n * k; ++i) w[size_t(i)] = int8_t((i * 7) % 16 - 8);
+    for (int64_t i = 0; i < n * groups; ++i) {
+        sf[size_t(i)] = i % 2 ? 0.5f : 0.25f;
+        scale[size_t(i)] = f32_to_fp16(sf[size_t(i)]);
+    }
+    std::vector<float> want(m * n);
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t c = 0; c < n; ++c)
+            for (int64_t r = 0; r < k; ++r)
+                want[size_t(i * n + c)] += fp16_to_f32(x[size_t(i * k + r)]) *
+                                           float(w[size_t(c * k + r)]) *
+                                           sf[size_t(c * groups + r / 32)];
+    // INT4: two per byte, the even element in the low nibble.
+    std::vector<uint8_t> w4(n * k / 2);
+    for (size_t i = 0; i < w.size(); ++i)
+        w4[i / 2] |= uint8_t((uint8_t(w[i]) & 0xF) << (i % 2 ? 4 : 0));
+    for (Layout l : {Layout::v81, Layout::v85}) {
+        in_child([&, l] {
+            Session s(l);
+            void *dx = s.upload(x), *ds = s.upload(scale), *dy = s.malloc(2 * m * n);
+            cann::aclTensor *tx = s.tensor(dx, cann::ACL_FLOAT16, {m, k}),
+                            *ts = s.tensor(ds, cann::ACL_FLOAT16, {groups, n}, {1, groups});
+            for (const auto &[data, dtype] : {std::pair{s.upload(w), cann::ACL_INT8},
+                                              std::pair{s.upload(w4), cann::ACL_INT4}}) {
+                std::vector<float> got(m * n);
+                GGUFTOOL_TEST_ACLNN(s, WeightQuantBatchMatmulV2, tx,
+                                    s.tensor(data, dtype, {k, n}, {1, k}), ts, nullptr, nullptr,
+                                    nullptr, nullptr, 32, s.tensor(dy, cann::ACL_FLOAT16, {m, n}));
+                const std::vector<uint16_t> y = s.download<uint16_t>(dy, size_t(m * n));
+                for (size_t i = 0; i < got.size(); ++i) got[i] = fp16_to_f32(y[i]);
+                EXPECT_EQ(got, want) << cann::aclDataType(dtype);
+            }
+        });
+    }
+}
+
+// What the page refuses: a FLOAT x, a group size that is not a multiple of 32, a scale of the
+// wrong shape, and on the 310P an INT4 weight (INT8 only there).
+TEST(CannEmulatorOperators, WeightQuantBatchMatmulV2RefusesWhatItsPageRefuses) {
+    for (const char *soc : {"Ascend910B1", "Ascend310P3"}) {
+        in_child({{"GGUFTOOL_CANN_EMULATOR_SOC", soc}}, [soc] {
+            Session s;
+            constexpr int64_t m = 1, k = 64, n = 2;
+            void *dx = s.malloc(4 * m * k), *dw = s.malloc(k * n), *ds = s.malloc(2 * 2 * n),
+                 *dy = s.malloc(4 * m * n);
+            const auto phase1 = [&](cann::aclDataType xt, cann::aclDataType wt,
+                                    std::vector<int64_t> sdims, int group) {
+                uint64_t size = 0;
+                cann::aclOpExecutor *e = nullptr;
+                return s.api.aclnnWeightQuantBatchMatmulV2GetWorkspaceSize(
+                    s.tensor(dx, xt, {m, k}), s.tensor(dw, wt, {k, n}), s.tensor(ds, xt, sdims),
+                    nullptr, nullptr, nullptr, nullptr, group, s.tensor(dy, xt, {m, n}), &size, &e);
+            };
+            const bool p310 = std::string(soc) == "Ascend310P3";
+            EXPECT_EQ(phase1(cann::ACL_FLOAT16, cann::ACL_INT8, {2, n}, 32), 0) << recent(s.api);
+            EXPECT_EQ(phase1(cann::ACL_FLOAT, cann::ACL_INT8, {2, n}, 32),
+                      cann::kAclnnErrParamInvalid);
+            EXPECT_THAT(recent(s.api), HasSubstr("FLOAT"));
+            EXPECT_EQ(phase1(cann::ACL_FLOAT16, cann::ACL_INT8, {4, n}, 16),
+                      cann::kAclnnErrParamInvalid);
+            EXPECT_THAT(recent(s.api), HasSubstr("antiquantGroupSize 16"));
+            EXPECT_EQ(phase1(cann::ACL_FLOAT16, cann::ACL_INT8, {3, n}, 32),
+                      cann::kAclnnErrParamInvalid);
+            EXPECT_THAT(recent(s.api), HasSubstr("antiquantScale's shape"));
+            EXPECT_EQ(phase1(cann::ACL_FLOAT16, cann::ACL_INT4, {2, n}, 32),
+                      p310 ? cann::kAclnnErrParamInvalid : 0);
+            if (p310) {
+                EXPECT_THAT(recent(s.api), HasSubstr("Ascend310P3"));
+            }
+        });
+    }
 }
 
 }  // namespace

@@ -37,6 +37,9 @@ inline constexpr DtypeInfo kDtypes[] = {
     {ACL_UINT32, "UINT32", 4, DtypeKind::unsigned_integer},
     {ACL_UINT64, "UINT64", 8, DtypeKind::unsigned_integer},
     {ACL_BOOL, "BOOL", 1, DtypeKind::boolean},
+    // Size 0: two elements per byte (dtype_bytes). Only aclnnWeightQuantBatchMatmulV2's weight
+    // takes it; every other operator's dtype lists refuse it.
+    {ACL_INT4, "INT4", 0, DtypeKind::signed_integer},
 };
 
 constexpr const DtypeInfo *find_dtype(aclDataType d) {
@@ -55,6 +58,13 @@ inline std::string dtype_name(aclDataType d) {
 constexpr size_t dtype_size(aclDataType d) {
     const DtypeInfo *i = find_dtype(d);
     return i ? i->size : 0;
+}
+
+// Bytes that `elements` elements of d occupy: INT4 packs two per byte, the element of even index
+// in the low nibble (ggml-cann's Q4_0 conversion writes it so), the last byte half used when odd.
+constexpr uint64_t dtype_bytes(aclDataType d, int64_t elements) {
+    if (d == ACL_INT4) return uint64_t(elements + 1) / 2;
+    return uint64_t(elements) * dtype_size(d);
 }
 
 constexpr bool is_floating(aclDataType d) {

@@ -28,14 +28,17 @@ struct GGUFTOOL_EMU_EXPORT View {
     int64_t numel() const { return element_count(dims); }
     bool empty() const { return numel() == 0; }
     size_t element_size() const { return dtype_size(dtype); }
-    uint64_t bytes() const { return uint64_t(numel()) * element_size(); }
+    uint64_t bytes() const { return dtype_bytes(dtype, numel()); }
     int64_t storage_numel() const { return element_count(storage_dims); }
     // Element index, from the storage's start, of the last element the view reaches (offset - 1
     // when it is empty).
     int64_t last_element() const;
     // The device bytes the view touches, [first_byte, end_byte) (empty for an empty view).
-    uintptr_t first_byte() const { return data + uintptr_t(offset) * element_size(); }
-    uintptr_t end_byte() const { return data + uintptr_t(last_element() + 1) * element_size(); }
+    // (INT4: the bytes holding those nibbles.)
+    uintptr_t first_byte() const {
+        return data + uintptr_t(dtype == ACL_INT4 ? offset / 2 : offset * int64_t(element_size()));
+    }
+    uintptr_t end_byte() const { return data + uintptr_t(dtype_bytes(dtype, last_element() + 1)); }
     // Row-major dense (size-1 dimensions' strides do not matter).
     bool contiguous() const;
     // "FLOAT16 [2, 3] strides [3, 1] offset 0"

@@ -45,7 +45,7 @@ std::string check_tensor(const View &v) {
         return str("the view ", v.describe(), " reaches element ", v.last_element(),
                    " but the storage dims ", shape_text(v.storage_dims), " hold ",
                    v.storage_numel(), " elements");
-    const uint64_t storage_bytes = uint64_t(v.storage_numel()) * v.element_size();
+    const uint64_t storage_bytes = dtype_bytes(v.dtype, v.storage_numel());
     if (std::string why = emu().memory.check(v.data, storage_bytes); !why.empty())
         return str("storage of ", storage_bytes, " bytes: ", why);
     return "";
@@ -125,8 +125,9 @@ aclScalar *aclCreateScalar(void *value, aclDataType dataType) {
         fail(0, f, "value is null");
         return nullptr;
     }
-    if (!find_dtype(dataType)) {
-        fail(0, f, str("dataType ", int(dataType), " is not a data type the emulation knows"));
+    if (!find_dtype(dataType) || dataType == ACL_INT4) {
+        fail(0, f,
+             str("dataType ", int(dataType), " is not a scalar data type the emulation knows"));
         return nullptr;
     }
     if (e.memory.is_device_address(value)) {

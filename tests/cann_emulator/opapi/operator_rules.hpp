@@ -67,6 +67,20 @@
 // GatherV2(self,dim,     numpy.take(self, index, axis=dim): out's shape is self's with dim replaced
 //   index,out)           by index's shape; out has self's dtype; an index outside [0, size) is an
 //                        execution error.
+// WeightQuantBatchMatmul y [m, n] = x [m, k] @ ((weight [k, n] + offset) * scale) + bias
+//   V2(x,weight,scale,   (aclnn_weight_quant_batch_matmul_v2.h, CANN 8.1; the ops-nn page's rules):
+//   offset,qscale,       weight INT8 or INT4 (two per byte, the even element in the low nibble);
+//   qoffset,bias,group,  scale (and offset, same shape) per tensor [1] or [1, 1], per channel [n]
+//   or y)                   [1, n], or per group [ceil(k / group), n] with group a multiple of 32
+//   in
+//                        [32, k - 1] (0 otherwise); x, scale, offset and y FLOAT16, or all BF16 on
+//                        the A2; bias [n] or [1, n], FLOAT16 with FLOAT16 x and FLOAT with BF16.
+//                        2-D only; k and n in [1, 65535]; no empty tensor; x, weight, scale and
+//                        offset contiguous or transposed (strides [1, rows]), bias and y
+//                        contiguous. The emulation's choices: each weight element is dequantized
+//                        in float and rounded to x's dtype, products accumulate in float, y is
+//                        rounded once; output quantization (quantScale, quantOffset) is not
+//                        emulated (161002). The 310P: x FLOAT16 and weight INT8 only (its page).
 #pragma once
 
 #include "core/dtype.hpp"
@@ -165,6 +179,10 @@ inline constexpr PerFamily kGatherSelf =
     with_bf16_on_a2({ACL_FLOAT, ACL_FLOAT16, ACL_INT64, ACL_INT32, ACL_INT16, ACL_INT8, ACL_UINT8,
                      ACL_BOOL, ACL_DOUBLE});
 inline constexpr DtypeSet kGatherIndex{ACL_INT32, ACL_INT64};
+
+// WeightQuantBatchMatmulV2: x (and antiquantScale, antiquantOffset, y, of x's dtype); weight.
+inline constexpr PerFamily kWeightQuantX = {{ACL_FLOAT16, ACL_BF16}, {ACL_FLOAT16}};
+inline constexpr PerFamily kWeightQuantWeight = {{ACL_INT8, ACL_INT4}, {ACL_INT8}};
 
 // --- AI Core or AI CPU (the op_api dispatch code's AI Core lists; operators without one: AI Core)
 

@@ -55,6 +55,19 @@ Desc::Desc(const Device &device, const DeviceTensor &t, const Shape &dims,
     }
 }
 
+Desc::Desc(const Device &device, const DeviceTensor &t, cann::aclDataType dtype, const Shape &dims,
+           const std::vector<int64_t> &strides, int64_t offset, int64_t storage)
+    : device_(device) {
+    const AscendBuffer &b = buffer_of(t);
+    tensor_ = device.api().aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), offset,
+                                           cann::ACL_FORMAT_ND, &storage, 1, b.data);
+    if (!tensor_) {
+        const char *msg = device.api().aclGetRecentErrMsg();
+        throw Error(fmt::format("aclCreateTensor of a CANN dtype {} {} view failed{}", int(dtype),
+                                shape_string(dims), msg && *msg ? fmt::format(": {}", msg) : ""));
+    }
+}
+
 Desc::~Desc() {
     if (tensor_) device_.api().aclDestroyTensor(tensor_);
 }
@@ -113,7 +126,8 @@ std::span<const AscendKernelRow> view_rows() {
 
 AscendBackend::AscendBackend(int device) : device_(std::make_shared<Device>(device)) {
     for (const std::span<const AscendKernelRow> rows :
-         {view_rows(), elementwise_kernels(), layout_kernels(), one_hot_kernels()})
+         {view_rows(), elementwise_kernels(), layout_kernels(), one_hot_kernels(),
+          weight_matmul_kernels()})
         for (const AscendKernelRow &row : rows)
             register_kernel(
                 row.op_type,

@@ -45,6 +45,10 @@ public:
     Desc(const Device &device, const DeviceTensor &t);
     Desc(const Device &device, const DeviceTensor &t, const Shape &dims,
          const std::vector<int64_t> &strides, int64_t offset);
+    // A view of t's buffer as CANN's `dtype` (one without a runtime DataType: ACL_INT4) over
+    // storage of `storage` elements of it.
+    Desc(const Device &device, const DeviceTensor &t, cann::aclDataType dtype, const Shape &dims,
+         const std::vector<int64_t> &strides, int64_t offset, int64_t storage);
     ~Desc();
     Desc(const Desc &) = delete;
     Desc &operator=(const Desc &) = delete;
@@ -154,6 +158,8 @@ std::span<const AscendKernelRow> view_rows();  // Identity, ..., Constant (ascen
 std::span<const AscendKernelRow> elementwise_kernels();
 std::span<const AscendKernelRow> layout_kernels();  // Slice, Transpose, Concat, Gather, Range
 std::span<const AscendKernelRow> one_hot_kernels();
+// DequantizePackedGemm of q4_0 and q8_0 weights (aclnnWeightQuantBatchMatmulV2).
+std::span<const AscendKernelRow> weight_matmul_kernels();
 
 // The rules' shared parts (ascend_query.cpp): `rule`'s answer for `q` on `d`, and the dtype
 // sets of CANN's operator documentation (the aclnn pages of hicann/ops-math and hicann/ops-nn).

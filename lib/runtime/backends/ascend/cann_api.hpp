@@ -42,6 +42,7 @@ enum aclDataType : int {
     ACL_DOUBLE = 11,
     ACL_BOOL = 12,
     ACL_BF16 = 27,
+    ACL_INT4 = 29,  // two per byte, the element of even index in the low nibble
 };
 
 enum aclFormat : int {
@@ -112,42 +113,50 @@ inline constexpr aclnnStatus kAclnnErrInner = 561000;             // ACLNN_ERR_I
 // `aclnnStatus aclnn<name>(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
 // aclrtStream stream)`. `library` is where CANN 8.5 and later export it (libopapi_math.so or
 // libopapi_nn.so); CANN 8.1 exports all of them from libopapi.so. RightShift is 8.5's.
-#define GGUFTOOL_CANN_ACLNN_OPERATORS(OP)                                                       \
-    OP(Cast, math, (const aclTensor *self, const aclDataType dtype, aclTensor *out))            \
-    OP(InplaceCopy, math, (aclTensor * selfRef, const aclTensor *src))                          \
-    OP(Add, math,                                                                               \
-       (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out)) \
-    OP(Adds, math,                                                                              \
-       (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out)) \
-    OP(Sub, math,                                                                               \
-       (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out)) \
-    OP(Mul, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))              \
-    OP(Muls, math, (const aclTensor *self, const aclScalar *other, aclTensor *out))             \
-    OP(Div, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))              \
-    OP(DivMod, math, (const aclTensor *self, const aclTensor *other, int mode, aclTensor *out)) \
-    OP(FloorDivide, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))      \
-    OP(FloorDivides, math, (const aclTensor *self, const aclScalar *other, aclTensor *out))     \
-    OP(RemainderTensorTensor, math,                                                             \
-       (const aclTensor *self, const aclTensor *other, aclTensor *out))                         \
-    OP(BitwiseAndTensor, math, (const aclTensor *self, const aclTensor *other, aclTensor *out)) \
-    OP(BitwiseAndScalar, math, (const aclTensor *self, const aclScalar *other, aclTensor *out)) \
-    OP(RightShift, math, (const aclTensor *input, const aclTensor *shiftBits, aclTensor *out))  \
-    OP(EqTensor, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))         \
-    OP(Minimum, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))          \
-    OP(Neg, math, (const aclTensor *self, aclTensor *out))                                      \
-    OP(Clamp, math,                                                                             \
-       (const aclTensor *self, const aclScalar *clipValueMin, const aclScalar *clipValueMax,    \
-        aclTensor *out))                                                                        \
-    OP(SWhere, math,                                                                            \
-       (const aclTensor *condition, const aclTensor *self, const aclTensor *other,              \
-        aclTensor *out))                                                                        \
-    OP(Cat, math, (const aclTensorList *tensors, int64_t dim, aclTensor *out))                  \
-    OP(Arange, math,                                                                            \
-       (const aclScalar *start, const aclScalar *end, const aclScalar *step, aclTensor *out))   \
-    OP(OneHot, math,                                                                            \
-       (const aclTensor *self, int numClasses, const aclTensor *onValue,                        \
-        const aclTensor *offValue, int64_t axis, aclTensor *out))                               \
-    OP(GatherV2, nn, (const aclTensor *self, int64_t dim, const aclTensor *index, aclTensor *out))
+// WeightQuantBatchMatmulV2 is CANN 8.1.RC1's aclnnop/aclnn_weight_quant_batch_matmul_v2.h (its `y`
+// is const there, as here); llama.cpp's ggml-cann calls it for Q4_0 and Q8_0 (aclnn_ops.cpp,
+// ggml_cann_mul_mat_quant).
+#define GGUFTOOL_CANN_ACLNN_OPERATORS(OP)                                                          \
+    OP(Cast, math, (const aclTensor *self, const aclDataType dtype, aclTensor *out))               \
+    OP(InplaceCopy, math, (aclTensor * selfRef, const aclTensor *src))                             \
+    OP(Add, math,                                                                                  \
+       (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out))    \
+    OP(Adds, math,                                                                                 \
+       (const aclTensor *self, const aclScalar *other, const aclScalar *alpha, aclTensor *out))    \
+    OP(Sub, math,                                                                                  \
+       (const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out))    \
+    OP(Mul, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))                 \
+    OP(Muls, math, (const aclTensor *self, const aclScalar *other, aclTensor *out))                \
+    OP(Div, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))                 \
+    OP(DivMod, math, (const aclTensor *self, const aclTensor *other, int mode, aclTensor *out))    \
+    OP(FloorDivide, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))         \
+    OP(FloorDivides, math, (const aclTensor *self, const aclScalar *other, aclTensor *out))        \
+    OP(RemainderTensorTensor, math,                                                                \
+       (const aclTensor *self, const aclTensor *other, aclTensor *out))                            \
+    OP(BitwiseAndTensor, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))    \
+    OP(BitwiseAndScalar, math, (const aclTensor *self, const aclScalar *other, aclTensor *out))    \
+    OP(RightShift, math, (const aclTensor *input, const aclTensor *shiftBits, aclTensor *out))     \
+    OP(EqTensor, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))            \
+    OP(Minimum, math, (const aclTensor *self, const aclTensor *other, aclTensor *out))             \
+    OP(Neg, math, (const aclTensor *self, aclTensor *out))                                         \
+    OP(Clamp, math,                                                                                \
+       (const aclTensor *self, const aclScalar *clipValueMin, const aclScalar *clipValueMax,       \
+        aclTensor *out))                                                                           \
+    OP(SWhere, math,                                                                               \
+       (const aclTensor *condition, const aclTensor *self, const aclTensor *other,                 \
+        aclTensor *out))                                                                           \
+    OP(Cat, math, (const aclTensorList *tensors, int64_t dim, aclTensor *out))                     \
+    OP(Arange, math,                                                                               \
+       (const aclScalar *start, const aclScalar *end, const aclScalar *step, aclTensor *out))      \
+    OP(OneHot, math,                                                                               \
+       (const aclTensor *self, int numClasses, const aclTensor *onValue,                           \
+        const aclTensor *offValue, int64_t axis, aclTensor *out))                                  \
+    OP(GatherV2, nn, (const aclTensor *self, int64_t dim, const aclTensor *index, aclTensor *out)) \
+    OP(WeightQuantBatchMatmulV2, nn,                                                               \
+       (const aclTensor *x, const aclTensor *weight, const aclTensor *antiquantScale,              \
+        const aclTensor *antiquantOffsetOptional, const aclTensor *quantScaleOptional,             \
+        const aclTensor *quantOffsetOptional, const aclTensor *biasOptional,                       \
+        int antiquantGroupSize, const aclTensor *y))
 
 // aclnnDivMod's mode values (aclnn_div.h): 1 truncates toward zero, 2 floors.
 inline constexpr int kDivModTrunc = 1;
