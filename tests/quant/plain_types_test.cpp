@@ -266,7 +266,7 @@ TEST_P(PlainTypes, UnalignedInput) {
     quant::decode(GgmlType::f16, {buf.data() + 1, 2000}, 1000, got.data(), DataType::float32, 1);
     for (size_t i = 0; i < 1000; ++i) {
         const float want = fp16_to_fp32_(uint16_t(buf[1 + 2 * i] | buf[2 + 2 * i] << 8));
-        ASSERT_TRUE(testkit::same_bits({want}, {got[i]}, testkit::Nans::any)) << i;
+        ASSERT_TRUE(testkit::same_bits(want, got[i], testkit::Nans::any)) << i;
     }
 }
 

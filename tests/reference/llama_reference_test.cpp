@@ -37,13 +37,17 @@ std::shared_ptr<const reference::LlamaLib> lib() {
 
 // The tiny model (the kit's "llama" variant, F32 so that llama.cpp computes in f32), written once
 // per test program.
-const testkit::TinyDecoder kTiny = testkit::tiny_decoder("llama");
+// Made on first use: the kit's table is itself initialized dynamically, in another file.
+const testkit::TinyDecoder &tiny() {
+    static const testkit::TinyDecoder t = testkit::tiny_decoder("llama");
+    return t;
+}
 
 const std::string &tiny_model() {
     static const testkit::TempDir dir;  // removed at exit
     static const std::string path = [] {
         const std::string p = dir.file("tiny-llama-f32.gguf");
-        testkit::write_tiny_decoder(kTiny.name, p);
+        testkit::write_tiny_decoder(tiny().name, p);
         return p;
     }();
     return path;
@@ -72,11 +76,11 @@ TEST(LlamaReference, LoadsTheLibraryOnceWithTheExpectedAbi) {
 TEST(LlamaReference, TinyModelShape) {
     LlamaModel m(lib(), tiny_model());
     // What the kit wrote, as llama.cpp's loader reads it.
-    EXPECT_EQ(m.n_vocab(), int(kTiny.n_vocab));
-    EXPECT_EQ(m.n_layer(), int(kTiny.n_layer));
-    EXPECT_EQ(m.n_head(), int(kTiny.n_head));
-    EXPECT_EQ(m.n_head_kv(), int(kTiny.n_head_kv));
-    EXPECT_EQ(m.n_embd(), int(kTiny.n_embd));
+    EXPECT_EQ(m.n_vocab(), int(tiny().n_vocab));
+    EXPECT_EQ(m.n_layer(), int(tiny().n_layer));
+    EXPECT_EQ(m.n_head(), int(tiny().n_head));
+    EXPECT_EQ(m.n_head_kv(), int(tiny().n_head_kv));
+    EXPECT_EQ(m.n_embd(), int(tiny().n_embd));
     EXPECT_EQ(m.n_swa(), 0);
     EXPECT_EQ(m.rope_type(), 0);  // LLAMA_ROPE_TYPE_NORM: llama rotates adjacent pairs
     EXPECT_EQ(m.bos(), 1);
@@ -233,7 +237,7 @@ TEST(LlamaReference, AFileLlamaCppRejectsIsAnErrorWithItsReason) {
 
 TEST(LlamaReference, BadDecodesAreErrors) {
     LlamaModel m(lib(), tiny_model(), {.n_ctx = 16, .n_seq = 1, .threads = 1});
-    const std::vector<int32_t> out_of_vocab = {1, int32_t(kTiny.n_vocab)};
+    const std::vector<int32_t> out_of_vocab = {1, int32_t(tiny().n_vocab)};
     EXPECT_THROW(m.decode(out_of_vocab, 0), Error);
     EXPECT_THROW(m.decode(std::span<const int32_t>(), 0), Error);
     EXPECT_THROW(m.decode(std::vector<int32_t>(17, 5), 0), Error);  // larger than the batch
