@@ -42,8 +42,7 @@ Weight weight_of(const testkit::FormatCase &c, int repeat) {
 
 // Activations [m, k]: normal-ish values, a few large ones, deterministic.
 std::vector<float> activations(int64_t m, int64_t k, uint64_t seed) {
-    std::vector<float> a =
-        testkit::make_values(testkit::Distribution::normal, size_t(m * k), seed);
+    std::vector<float> a = testkit::make_values(testkit::Distribution::normal, size_t(m * k), seed);
     for (size_t i = 7; i < a.size(); i += 97) a[i] *= 6;
     return a;
 }
