@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "gguftool/runtime.hpp"
+#include "placement.hpp"
 
 namespace gguftool::cli {
 namespace {
@@ -46,10 +47,7 @@ int run(const Options &opt) {
     o.backend = opt.backend;
     o.device = opt.device;
     o.threads = opt.threads;
-    if (opt.backend != "cpu")
-        o.on_placement = [](const std::vector<runtime::NodePlacement> &p) {
-            fmt::print(stderr, "{}\n", runtime::placement_summary(p));
-        };
+    o.on_placement = placement_printer(opt.backend);
     if (!opt.json)
         o.on_text = [](std::string_view text) {
             std::fwrite(text.data(), 1, text.size(), stdout);

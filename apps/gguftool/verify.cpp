@@ -22,6 +22,7 @@
 #include "gguftool/parallel.hpp"
 #include "gguftool/quant.hpp"
 #include "output.hpp"
+#include "placement.hpp"
 
 namespace gguftool::cli {
 namespace {
@@ -179,10 +180,7 @@ int run(const Options &opt) {
     o.on_backend = [](const runtime::Backend &b) {
         if (b.name() != "cpu") fmt::print(stderr, "backend: {}\n", b.description());
     };
-    if (opt.backend != "cpu")
-        o.on_placement = [](const std::vector<runtime::NodePlacement> &p) {
-            fmt::print(stderr, "{}\n", runtime::placement_summary(p));
-        };
+    o.on_placement = placement_printer(opt.backend);
 
     std::unique_ptr<ProgressBar> bar;
     if (::isatty(STDERR_FILENO)) {
@@ -244,10 +242,7 @@ int run_decoder(const Options &opt) {
     o.steps = opt.steps;
     o.threads = opt.threads;
     o.backend = opt.backend;
-    if (opt.backend != "cpu")
-        o.on_placement = [](const std::vector<runtime::NodePlacement> &p) {
-            fmt::print(stderr, "{}\n", runtime::placement_summary(p));
-        };
+    o.on_placement = placement_printer(opt.backend);
     if (o.ids.empty() && o.prompt.empty()) o.prompt = "The capital of France is";
     const vf::DecoderReport r = vf::verify_decoder(opt.file, opt.decoder_dir, o);
     if (opt.json) {
@@ -305,10 +300,7 @@ int run_encoder(const Options &opt) {
     o.prompt = opt.prompt;
     o.threads = opt.threads;
     o.backend = opt.backend;
-    if (opt.backend != "cpu")
-        o.on_placement = [](const std::vector<runtime::NodePlacement> &p) {
-            fmt::print(stderr, "{}\n", runtime::placement_summary(p));
-        };
+    o.on_placement = placement_printer(opt.backend);
     if (o.ids.empty() && o.prompt.empty()) o.prompt = "The capital of France is Paris.";
     const vf::EncoderReport r = vf::verify_encoder(opt.file, opt.encoder_dir, o);
     auto diff_json = [](const vf::EncoderDiff &d) {
