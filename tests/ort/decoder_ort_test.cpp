@@ -22,6 +22,7 @@
 #include "gguftool/gguf.hpp"
 #include "gguftool/llama_reference.hpp"
 #include "gguftool/runtime.hpp"
+#include "llama_ref.hpp"
 #include "onnx_builder.hpp"
 #include "ort_support.hpp"
 #include "tiny_decoder.hpp"
@@ -51,30 +52,11 @@ std::shared_ptr<const reference::LlamaLib> llama_lib() {
 using Step = testkit::DecoderStep;
 
 // llama.cpp's logits of the prompt and of `steps` greedy steps, and the tokens it chose.
-struct Reference {
-    std::vector<std::vector<float>> logits;  // per step [seq][vocab]
-    std::vector<int32_t> chosen;             // the token fed at each later step
-};
-
+using Reference = testkit::LlamaGreedy;
 Reference llama_reference(const std::string &gguf, int steps) {
-    reference::LlamaModel::Options o;
-    o.n_ctx = 256;
-    reference::LlamaModel m(llama_lib(), gguf, o);
-    Reference r;
-    std::vector<int32_t> feed = kPrompt;
-    int32_t pos = 0;
-    for (int s = 0; s <= steps; ++s) {
-        r.logits.push_back(m.decode(feed, pos));
-        pos += int32_t(feed.size());
-        const float *last = r.logits.back().data() + (feed.size() - 1) * size_t(m.n_vocab());
-        const int32_t next = int32_t(std::max_element(last, last + m.n_vocab()) - last);
-        r.chosen.push_back(next);
-        feed = {next};
-    }
-    return r;
+    return testkit::llama_greedy(gguf, kPrompt, steps);
 }
 
-// The batch-1 plan of the prompt and the tokens llama.cpp chose.
 std::vector<Step> single_plan(const Reference &ref, int steps) {
     return testkit::single_prompt_plan(
         kPrompt, std::vector<int32_t>(ref.chosen.begin(), ref.chosen.begin() + steps));

@@ -15,6 +15,7 @@
 #include "gguftool/gguf.hpp"
 #include "gguftool/llama_reference.hpp"
 #include "gguftool/runtime.hpp"
+#include "llama_ref.hpp"
 
 namespace gguftool {
 namespace {
@@ -33,25 +34,8 @@ std::shared_ptr<const reference::LlamaLib> llama_lib() {
 }
 
 // llama.cpp's logits of the prompt and kSteps greedy steps, and the tokens it chose.
-struct Reference {
-    std::vector<std::vector<float>> logits;
-    std::vector<int32_t> chosen;
-};
-Reference llama_reference(const std::string &gguf) {
-    reference::LlamaModel::Options o;
-    o.n_ctx = 256;
-    reference::LlamaModel m(llama_lib(), gguf, o);
-    Reference r;
-    std::vector<int32_t> feed = kPrompt;
-    int32_t pos = 0;
-    for (int s = 0; s <= kSteps; ++s) {
-        r.logits.push_back(m.decode(feed, pos));
-        pos += int32_t(feed.size());
-        const float *last = r.logits.back().data() + (feed.size() - 1) * size_t(m.n_vocab());
-        r.chosen.push_back(int32_t(std::max_element(last, last + m.n_vocab()) - last));
-        feed = {r.chosen.back()};
-    }
-    return r;
+testkit::LlamaGreedy llama_reference(const std::string &gguf) {
+    return testkit::llama_greedy(gguf, kPrompt, kSteps);
 }
 
 // RMS of ours - ref over the rows of V logits, relative to the mean spread of ref's rows.
@@ -75,7 +59,7 @@ TEST_P(FusedDecoder, FloatIsTheUnfusedGraphAndInt8NoFartherThanLlamaCpp) {
     const std::string gguf = testkit::decoder_gguf(variant, type);
     const std::string package = testkit::decoder_package(variant, type);
     const decoder::Hparams h = decoder::read_hparams(gguf::Model::open(gguf));
-    const Reference ref = llama_reference(gguf);
+    const testkit::LlamaGreedy ref = llama_reference(gguf);
     const std::vector<testkit::DecoderStep> plan = testkit::single_prompt_plan(
         kPrompt, std::vector<int32_t>(ref.chosen.begin(), ref.chosen.begin() + kSteps));
     const auto unfused = testkit::run_decoder_plan(package, h, plan, WeightProducts::unfused);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #include "gguftool/error.hpp"
@@ -169,6 +170,29 @@ std::string model_quantize(const std::string &in, const std::string &out, int ft
         return e.what();
     }
     return "";
+}
+
+LlamaGreedy llama_greedy(const std::string &gguf, const std::vector<int32_t> &prompt, int steps) {
+    static const std::shared_ptr<const reference::LlamaLib> lib = [] {
+        std::string why;
+        auto l = reference::load_llama(&why);
+        if (!l) throw std::runtime_error("libllama: " + why);
+        return l;
+    }();
+    reference::LlamaModel::Options o;
+    o.n_ctx = 256;
+    reference::LlamaModel m(lib, gguf, o);
+    LlamaGreedy r;
+    std::vector<int32_t> feed = prompt;
+    int32_t pos = 0;
+    for (int s = 0; s <= steps; ++s) {
+        r.logits.push_back(m.decode(feed, pos));
+        pos += int32_t(feed.size());
+        const float *last = r.logits.back().data() + (feed.size() - 1) * size_t(m.n_vocab());
+        r.chosen.push_back(int32_t(std::max_element(last, last + m.n_vocab()) - last));
+        feed = {r.chosen.back()};
+    }
+    return r;
 }
 
 }  // namespace gguftool::testkit

@@ -79,4 +79,13 @@ inline constexpr int kFtypeMostlyQ4_K_M = 15;
 std::string model_quantize(const std::string &in, const std::string &out, int ftype,
                            int threads = 0);
 
+// llama.cpp's logits (libllama, n_ctx 256) of `prompt` and of `steps` greedy single-token steps
+// after it: per step [sequence][vocab], and the token chosen after each. Throws
+// std::runtime_error when libllama cannot be loaded.
+struct LlamaGreedy {
+    std::vector<std::vector<float>> logits;
+    std::vector<int32_t> chosen;
+};
+LlamaGreedy llama_greedy(const std::string &gguf, const std::vector<int32_t> &prompt, int steps);
+
 }  // namespace gguftool::testkit
